@@ -1,0 +1,44 @@
+// Lesson 2.5: GPT-2's byte-level BPE tokenizer (the ids of tiktoken's "gpt2").
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "llm/io/tensor_archive.h"
+#include "llm/text/bpe_tokenizer.h"
+#include "llm/util/cli.h"
+#include "llm/util/files.h"
+
+int main(int argc, char** argv) {
+  auto options = llm::cli::options("ch02-02-bpe-tokenizer", "GPT-2 byte-level BPE: encode, decode, count tokens");
+  options.add_options()("input", "Text file to encode (its ids are saved as \"ids\")",
+                        cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
+      "text", "A sample to encode token by token",
+      cxxopts::value<std::string>()->default_value(
+          "Hello, do you like tea? <|endoftext|> In the sunlit terracesof someunknownPlace."))(
+      "encoder", "encoder.json of the vocabulary",
+      cxxopts::value<std::string>()->default_value(llm::data_file("gpt2/encoder.json")), "FILE")(
+      "merges", "vocab.bpe of the vocabulary",
+      cxxopts::value<std::string>()->default_value(llm::data_file("gpt2/vocab.bpe")), "FILE");
+
+  return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto tokenizer =
+        llm::BpeTokenizer::from_files(args["encoder"].as<std::string>(), args["merges"].as<std::string>());
+    fmt::print("Vocabulary: {} tokens, {} merges\n\n", tokenizer.vocab_size(), tokenizer.vocabulary().merges.size());
+
+    const auto text = args["text"].as<std::string>();
+    const auto sample_ids = tokenizer.encode(text, {"<|endoftext|>"});
+    fmt::print("Text: {}\nIds:  {}\nTokens:", text, sample_ids);
+    for (const auto id : sample_ids) fmt::print(" [{}]", tokenizer.token_bytes(id));
+    fmt::print("\nDecoded: {}\n\n", tokenizer.decode(sample_ids));
+
+    const auto path = args["input"].as<std::string>();
+    const std::string raw_text = llm::read_text_file(path);
+    const auto ids = tokenizer.encode(raw_text);
+    fmt::print("{}: {} characters -> {} tokens; decode gives the text back: {}\n", path, raw_text.size(), ids.size(),
+               tokenizer.decode(ids) == raw_text ? "yes" : "NO");
+
+    if (args.count("save-outputs") != 0) {
+      llm::save_tensors(args["save-outputs"].as<std::string>(),
+                        {{"ids", torch::tensor(ids)}, {"sample_ids", torch::tensor(sample_ids)}});
+    }
+  });
+}

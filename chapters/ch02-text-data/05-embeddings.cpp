@@ -1,0 +1,77 @@
+// Lessons 2.7-2.8: token embeddings as a lookup table, plus absolute position
+// embeddings, applied to a batch from the data loader.
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "llm/io/tensor_archive.h"
+#include "llm/text/bpe_tokenizer.h"
+#include "llm/text/data_loader.h"
+#include "llm/util/cli.h"
+#include "llm/util/error.h"
+#include "llm/util/files.h"
+
+namespace {
+std::string show(const torch::Tensor& t) {
+  std::ostringstream out;
+  out << t;
+  return out.str();
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto options = llm::cli::options("ch02-05-embeddings", "Token and position embeddings of a batch");
+  options.add_options()("input", "Text to take the batch from",
+                        cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
+      "vocab-size", "Rows of the token embedding", cxxopts::value<int64_t>()->default_value("50257"))(
+      "output-dim", "Embedding width", cxxopts::value<int64_t>()->default_value("256"))(
+      "max-length", "Tokens per input, and rows of the position embedding",
+      cxxopts::value<int64_t>()->default_value("4"))(
+      "batch-size", "Inputs per batch", cxxopts::value<int64_t>()->default_value("8"));
+
+  return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const int64_t vocab_size = args["vocab-size"].as<int64_t>(), output_dim = args["output-dim"].as<int64_t>();
+    const int64_t max_length = args["max-length"].as<int64_t>();
+    if (vocab_size <= 0 || output_dim <= 0) {
+      throw llm::Error(fmt::format("--vocab-size ({}) and --output-dim ({}) must be positive", vocab_size, output_dim));
+    }
+
+    // 2.7: a 6 x 3 embedding is a lookup table of rows, one per token id.
+    torch::nn::Embedding small(/*num_embeddings=*/6, /*embedding_dim=*/3);
+    const auto small_ids = torch::tensor({2, 3, 5, 1}, torch::kLong);
+    fmt::print("A 6x3 embedding layer's weights:\n{}\nrows for ids [2, 3, 5, 1]:\n{}\n\n", show(small->weight),
+               show(small(small_ids)));
+
+    // 2.8: token plus position embeddings for a batch of GPT-2 token ids.
+    torch::nn::Embedding token_embedding(vocab_size, output_dim);
+    const auto tokenizer = llm::BpeTokenizer::gpt2();
+    const auto ids = tokenizer.encode(llm::read_text_file(args["input"].as<std::string>()), {"<|endoftext|>"});
+    auto dataset = std::make_shared<llm::SlidingWindowDataset>(torch::tensor(ids), max_length, /*stride=*/max_length);
+    const llm::DataLoader loader(dataset, llm::DataLoaderOptions(args["batch-size"].as<int64_t>()).shuffle(false));
+    const auto inputs = loader.begin()->inputs;  // [batch, max_length]
+    const int64_t largest = inputs.max().item<int64_t>();
+    if (largest >= vocab_size) {
+      throw llm::Error(fmt::format("--vocab-size {} is too small for token id {}", vocab_size, largest));
+    }
+    const auto token_embeddings = token_embedding(inputs);  // [batch, max_length, output_dim]
+
+    torch::nn::Embedding position_embedding(/*num_embeddings=*/max_length, output_dim);
+    const auto pos_embeddings = position_embedding(torch::arange(max_length));  // [max_length, output_dim]
+    const auto input_embeddings = token_embeddings + pos_embeddings;            // [batch, max_length, output_dim]
+
+    fmt::print("Token ids:\n{}\n", show(inputs));
+    fmt::print("Token embeddings: {}\nPosition embeddings: {}\nInput embeddings: {}\n",
+               fmt::join(token_embeddings.sizes(), " x "), fmt::join(pos_embeddings.sizes(), " x "),
+               fmt::join(input_embeddings.sizes(), " x "));
+
+    if (args.count("save-outputs") != 0) {
+      llm::save_tensors(args["save-outputs"].as<std::string>(),
+                        {{"small_weight", small->weight},
+                         {"small_ids", small_ids},
+                         {"inputs", inputs},
+                         {"token_embeddings", token_embeddings},
+                         {"pos_embeddings", pos_embeddings},
+                         {"input_embeddings", input_embeddings}});
+    }
+  });
+}

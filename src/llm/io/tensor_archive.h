@@ -1,0 +1,26 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace llm {
+
+/// Named tensors in a fixed order: what `torch.save({...})` holds.
+using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
+
+/// Writes `tensors` as a dict that Python's torch.load reads (torch::pickle_save's
+/// zip format), atomically. Tensors are saved detached, on the CPU.
+void save_tensors(const std::filesystem::path& path, const NamedTensors& tensors);
+
+/// Reads a dict of tensors written by torch.save (or save_tensors). A file that is
+/// not such an archive, or a value that is not a tensor, is an llm::Error naming it.
+NamedTensors load_tensors(const std::filesystem::path& path);
+
+/// The tensor called `name`, or an llm::Error naming `what` and the missing key.
+const torch::Tensor& find_tensor(const NamedTensors& tensors, const std::string& name, const std::string& what);
+
+}  // namespace llm

@@ -1,0 +1,3 @@
+// The one precompiled header: the library, the chapters and the tests reuse it.
+#pragma once
+#include <torch/torch.h>

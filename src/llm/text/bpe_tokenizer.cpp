@@ -1,0 +1,357 @@
+#include "llm/text/bpe_tokenizer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "llm/util/error.h"
+#include "llm/util/files.h"
+#include "llm/util/regex.h"
+
+namespace llm {
+namespace {
+
+// Rust's (and so tiktoken's) \s: the Unicode White_Space property. PCRE2's own \s
+// also takes U+180E, so the class is spelled out.
+#define LLM_WS R"(\t\n\x{0B}\f\r \x{85}\x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000})"
+constexpr std::string_view kGpt2Pattern =
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^)" LLM_WS R"(\p{L}\p{N}]+|[)" LLM_WS R"(]+(?![^)" LLM_WS
+    R"(])|[)" LLM_WS R"(]+)";
+#undef LLM_WS
+
+const Regex& gpt2_regex() {
+  static const Regex regex(kGpt2Pattern);
+  return regex;
+}
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+// The printable form of a token's bytes, as encoder.json and vocab.bpe write it.
+std::string to_printable(std::string_view bytes) {
+  std::string out;
+  for (unsigned char b : bytes) append_utf8(out, byte_to_unicode()[b]);
+  return out;
+}
+
+// The bytes behind a printable token; nullopt when a character is outside the table.
+std::optional<std::string> from_printable(std::string_view printable) {
+  static const auto inverse = [] {
+    std::array<int, 324> table;
+    table.fill(-1);
+    for (int b = 0; b < 256; ++b) table[byte_to_unicode()[b]] = b;
+    return table;
+  }();
+  std::string bytes;
+  for (size_t i = 0; i < printable.size();) {
+    const auto c = static_cast<unsigned char>(printable[i]);
+    char32_t cp;
+    size_t n;
+    if (c < 0x80) {
+      cp = c, n = 1;
+    } else if ((c & 0xE0) == 0xC0 && i + 1 < printable.size()) {
+      cp = ((c & 0x1F) << 6) | (printable[i + 1] & 0x3F), n = 2;
+    } else {
+      return std::nullopt;  // every character of the table is below U+0800
+    }
+    if (cp >= inverse.size() || inverse[cp] < 0) return std::nullopt;
+    bytes += static_cast<char>(inverse[cp]);
+    i += n;
+  }
+  return bytes;
+}
+
+constexpr uint64_t pair_key(int32_t left, int32_t right) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
+}
+
+}  // namespace
+
+const std::array<uint8_t, 256>& gpt2_byte_order() {
+  static const auto order = [] {
+    std::array<uint8_t, 256> bytes{};
+    std::array<bool, 256> printable{};
+    for (int b = '!'; b <= '~'; ++b) printable[b] = true;
+    for (int b = 0xA1; b <= 0xAC; ++b) printable[b] = true;
+    for (int b = 0xAE; b <= 0xFF; ++b) printable[b] = true;
+    size_t n = 0;
+    for (int b = 0; b < 256; ++b)
+      if (printable[b]) bytes[n++] = static_cast<uint8_t>(b);
+    for (int b = 0; b < 256; ++b)
+      if (!printable[b]) bytes[n++] = static_cast<uint8_t>(b);
+    return bytes;
+  }();
+  return order;
+}
+
+const std::array<char32_t, 256>& byte_to_unicode() {
+  static const auto table = [] {
+    // Printable bytes stand for themselves; the others are shifted to U+0100 onwards,
+    // in byte order.
+    std::array<char32_t, 256> t{};
+    char32_t next = 256;
+    for (size_t i = 0; i < 256; ++i) {
+      const uint8_t b = gpt2_byte_order()[i];
+      const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE;
+      t[b] = printable ? b : next++;
+    }
+    return t;
+  }();
+  return table;
+}
+
+BpeVocabulary parse_bpe_vocabulary(std::string_view encoder_json, std::string_view merges,
+                                   std::string_view encoder_name, std::string_view merges_name) {
+  const auto fail = [](std::string_view name, const std::string& what) -> Error {
+    return Error(fmt::format("vocabulary '{}': {}", name, what));
+  };
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(encoder_json);
+  } catch (const nlohmann::json::exception& e) {
+    throw fail(encoder_name, fmt::format("not valid JSON ({})", e.what()));
+  }
+  if (!json.is_object() || json.empty()) {
+    throw fail(encoder_name, "expected a non-empty JSON object of token -> id");
+  }
+
+  BpeVocabulary vocabulary;
+  vocabulary.tokens.resize(json.size());
+  std::vector<bool> seen(json.size(), false);
+  std::unordered_map<std::string, int64_t> ids;
+  for (const auto& [key, value] : json.items()) {
+    if (!value.is_number_integer()) {
+      throw fail(encoder_name, fmt::format("token '{}': id must be an integer", key));
+    }
+    const auto id = value.get<int64_t>();
+    if (id < 0 || id >= static_cast<int64_t>(json.size())) {
+      throw fail(encoder_name, fmt::format("token '{}': id {} is outside 0..{} (ids must be dense)", key, id,
+                                           json.size() - 1));
+    }
+    if (seen[id]) throw fail(encoder_name, fmt::format("token '{}': id {} is used twice", key, id));
+    auto bytes = from_printable(key);
+    if (!bytes || bytes->empty()) {
+      throw fail(encoder_name, fmt::format("token '{}': has a character outside GPT-2's byte alphabet", key));
+    }
+    seen[id] = true;
+    vocabulary.tokens[id] = *bytes;
+    ids.emplace(std::move(*bytes), id);
+  }
+  for (int b = 0; b < 256; ++b) {
+    if (ids.count(std::string(1, static_cast<char>(b))) == 0) {
+      throw fail(encoder_name, fmt::format("the single-byte token for byte {} is missing", b));
+    }
+  }
+
+  size_t line_no = 0;
+  size_t start = 0;
+  while (start < merges.size()) {
+    size_t end = merges.find('\n', start);
+    if (end == std::string_view::npos) end = merges.size();
+    std::string_view line = merges.substr(start, end - start);
+    start = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
+    const size_t space = line.find(' ');
+    if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
+        line.find(' ', space + 1) != std::string_view::npos) {
+      throw fail(merges_name, fmt::format("line {}: expected two tokens separated by one space, got '{}'", line_no,
+                                          line));
+    }
+    const auto left = from_printable(line.substr(0, space));
+    const auto right = from_printable(line.substr(space + 1));
+    const auto id_of = [&](const std::optional<std::string>& bytes, std::string_view shown) {
+      const auto it = bytes ? ids.find(*bytes) : ids.end();
+      if (it == ids.end()) {
+        throw fail(merges_name, fmt::format("line {}: '{}' is not a token of '{}'", line_no, shown, encoder_name));
+      }
+      return it->second;
+    };
+    const int64_t left_id = id_of(left, line.substr(0, space));
+    const int64_t right_id = id_of(right, line.substr(space + 1));
+    id_of(*left + *right, fmt::format("{}{}", line.substr(0, space), line.substr(space + 1)));
+    vocabulary.merges.emplace_back(left_id, right_id);
+  }
+  return vocabulary;
+}
+
+BpeVocabulary load_bpe_vocabulary(const std::filesystem::path& encoder_json, const std::filesystem::path& merges) {
+  return parse_bpe_vocabulary(read_file(encoder_json), read_file(merges), encoder_json.string(), merges.string());
+}
+
+void save_bpe_vocabulary(const BpeVocabulary& vocabulary, const std::filesystem::path& encoder_json,
+                         const std::filesystem::path& merges) {
+  nlohmann::ordered_json json = nlohmann::ordered_json::object();
+  for (size_t id = 0; id < vocabulary.tokens.size(); ++id) json[to_printable(vocabulary.tokens[id])] = id;
+  std::string lines = "#version: 0.2\n";
+  for (const auto& [left, right] : vocabulary.merges) {
+    lines += fmt::format("{} {}\n", to_printable(vocabulary.tokens.at(left)), to_printable(vocabulary.tokens.at(right)));
+  }
+  write_file_atomic(encoder_json, json.dump());
+  write_file_atomic(merges, lines);
+}
+
+BpeTokenizer::BpeTokenizer(BpeVocabulary vocabulary) : vocabulary_(std::move(vocabulary)) {
+  const auto& tokens = vocabulary_.tokens;
+  if (tokens.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    throw Error("BPE vocabulary: too many tokens");
+  }
+  std::unordered_map<std::string, int32_t> all_ids;
+  for (size_t id = 0; id < tokens.size(); ++id) all_ids.emplace(tokens[id], static_cast<int32_t>(id));
+  for (int b = 0; b < 256; ++b) {
+    const auto it = all_ids.find(std::string(1, static_cast<char>(b)));
+    if (it == all_ids.end()) throw Error(fmt::format("BPE vocabulary: no token for byte {}", b));
+    byte_ids_[b] = it->second;
+  }
+
+  // A token's rank is the position of the merge that first makes it. Any two tokens
+  // whose bytes join into a ranked token may merge (as in tiktoken), not only the
+  // pair that vocab.bpe lists.
+  std::vector<int32_t> rank(tokens.size(), std::numeric_limits<int32_t>::max());
+  for (size_t r = 0; r < vocabulary_.merges.size(); ++r) {
+    const auto [left, right] = vocabulary_.merges[r];
+    const auto it = all_ids.find(token_bytes(left) + token_bytes(right));
+    if (it == all_ids.end()) {
+      throw Error(fmt::format("BPE vocabulary: merge {} makes bytes that are not a token", r));
+    }
+    rank[it->second] = std::min(rank[it->second], static_cast<int32_t>(r));
+  }
+  for (size_t id = 0; id < tokens.size(); ++id) {
+    const std::string& bytes = tokens[id];
+    const bool is_byte = bytes.size() == 1 && byte_ids_[static_cast<uint8_t>(bytes[0])] == static_cast<int32_t>(id);
+    const bool is_merged = rank[id] != std::numeric_limits<int32_t>::max();
+    if (!is_byte && !is_merged) {
+      special_ids_.emplace(bytes, static_cast<int32_t>(id));
+      continue;
+    }
+    ordinary_ids_.emplace(bytes, static_cast<int32_t>(id));
+    if (!is_merged) continue;
+    for (size_t k = 1; k < bytes.size(); ++k) {
+      const auto left = all_ids.find(bytes.substr(0, k));
+      const auto right = all_ids.find(bytes.substr(k));
+      if (left != all_ids.end() && right != all_ids.end()) {
+        pair_merges_.emplace(pair_key(left->second, right->second), Merge{rank[id], static_cast<int32_t>(id)});
+      }
+    }
+  }
+}
+
+BpeTokenizer BpeTokenizer::from_files(const std::filesystem::path& encoder_json, const std::filesystem::path& merges) {
+  return BpeTokenizer(load_bpe_vocabulary(encoder_json, merges));
+}
+
+BpeTokenizer BpeTokenizer::gpt2() { return from_files(data_file("gpt2/encoder.json"), data_file("gpt2/vocab.bpe")); }
+
+std::vector<std::string_view> BpeTokenizer::pretokenize(std::string_view text) {
+  check_utf8(text, "BPE pre-tokenizer input");
+  std::vector<std::string_view> pieces;
+  gpt2_regex().for_each_match(text, [&](size_t begin, size_t end) { pieces.push_back(text.substr(begin, end - begin)); });
+  return pieces;
+}
+
+std::optional<BpeTokenizer::Merge> BpeTokenizer::find_merge(int32_t left, int32_t right) const {
+  const auto it = pair_merges_.find(pair_key(left, right));
+  if (it == pair_merges_.end()) return std::nullopt;
+  return it->second;
+}
+
+void BpeTokenizer::merge_piece(std::string_view piece, std::vector<int32_t>& parts) const {
+  parts.clear();
+  for (unsigned char b : piece) parts.push_back(byte_ids_[b]);
+  constexpr Merge kNone{std::numeric_limits<int32_t>::max(), -1};
+  const auto merge_at = [&](size_t i) { return find_merge(parts[i], parts[i + 1]).value_or(kNone); };
+  // merges[i] is what joining parts[i] and parts[i + 1] would make.
+  std::vector<Merge> merges;
+  for (size_t i = 0; i + 1 < parts.size(); ++i) merges.push_back(merge_at(i));
+  while (!merges.empty()) {
+    const auto best = std::min_element(merges.begin(), merges.end(),
+                                       [](const Merge& a, const Merge& b) { return a.rank < b.rank; });
+    if (best->rank == kNone.rank) break;
+    const auto i = static_cast<size_t>(best - merges.begin());
+    parts[i] = best->id;
+    parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    merges.erase(best);
+    if (i > 0) merges[i - 1] = merge_at(i - 1);
+    if (i < merges.size()) merges[i] = merge_at(i);
+  }
+}
+
+void BpeTokenizer::encode_ordinary(std::string_view text, std::vector<int64_t>& out,
+                                   std::unordered_map<std::string_view, std::vector<int32_t>>& cache) const {
+  gpt2_regex().for_each_match(text, [&](size_t begin, size_t end) {
+    const std::string_view piece = text.substr(begin, end - begin);
+    // A piece that is a token itself is that token, whatever the merges would make.
+    if (const auto it = ordinary_ids_.find(std::string(piece)); it != ordinary_ids_.end()) {
+      out.push_back(it->second);
+      return;
+    }
+    auto [it, inserted] = cache.try_emplace(piece);
+    if (inserted) merge_piece(piece, it->second);
+    out.insert(out.end(), it->second.begin(), it->second.end());
+  });
+}
+
+std::vector<int64_t> BpeTokenizer::encode(std::string_view text, const std::set<std::string>& allowed_special) const {
+  for (const auto& name : allowed_special) {
+    if (special_ids_.count(name) == 0) {
+      throw Error(fmt::format("BPE tokenizer: '{}' is not a special token of this vocabulary", name));
+    }
+  }
+  check_utf8(text, "BPE tokenizer input");
+  std::vector<int64_t> ids;
+  ids.reserve(text.size() / 4);
+  std::unordered_map<std::string_view, std::vector<int32_t>> cache;
+  size_t start = 0;
+  while (start < text.size()) {
+    // The earliest allowed special token (the longest, if several start there).
+    size_t found = std::string_view::npos;
+    const std::string* special = nullptr;
+    for (const auto& name : allowed_special) {
+      const size_t at = text.find(name, start);
+      if (at < found || (at == found && at != std::string_view::npos && name.size() > special->size())) {
+        found = at;
+        special = &name;
+      }
+    }
+    encode_ordinary(text.substr(start, found == std::string_view::npos ? std::string_view::npos : found - start), ids,
+                    cache);
+    if (special == nullptr) break;
+    ids.push_back(special_ids_.at(*special));
+    start = found + special->size();
+  }
+  return ids;
+}
+
+const std::string& BpeTokenizer::token_bytes(int64_t id) const {
+  if (id < 0 || id >= vocab_size()) {
+    throw Error(fmt::format("BPE tokenizer: token id {} is outside the vocabulary (0..{})", id, vocab_size() - 1));
+  }
+  return vocabulary_.tokens[static_cast<size_t>(id)];
+}
+
+std::string BpeTokenizer::decode(const std::vector<int64_t>& ids) const {
+  std::string text;
+  for (const int64_t id : ids) text += token_bytes(id);
+  return text;
+}
+
+std::optional<int64_t> BpeTokenizer::special_token(std::string_view name) const {
+  const auto it = special_ids_.find(std::string(name));
+  if (it == special_ids_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace llm

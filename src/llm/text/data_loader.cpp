@@ -1,0 +1,69 @@
+#include "llm/text/data_loader.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <fmt/format.h>
+
+#include "llm/util/error.h"
+
+namespace llm {
+namespace {
+
+// torch.empty((), dtype=torch.int64).random_(): one draw from the global generator.
+int64_t draw_seed() { return torch::empty({}, torch::kLong).random_().item<int64_t>(); }
+
+}  // namespace
+
+DataLoader::DataLoader(std::shared_ptr<const SlidingWindowDataset> dataset, DataLoaderOptions options)
+    : dataset_(std::move(dataset)), options_(options) {
+  if (!dataset_) throw Error("data loader: no dataset");
+  if (options_.batch_size() <= 0) {
+    throw Error(fmt::format("data loader: batch_size must be positive, got {}", options_.batch_size()));
+  }
+  if (size() == 0) {
+    throw Error(fmt::format("data loader: {} windows make no batch of {} with drop_last; use a smaller batch_size",
+                            dataset_->size(), options_.batch_size()));
+  }
+}
+
+int64_t DataLoader::size() const {
+  const int64_t n = dataset_->size(), b = options_.batch_size();
+  return options_.drop_last() ? n / b : (n + b - 1) / b;
+}
+
+DataLoader::Iterator DataLoader::begin() const {
+  draw_seed();  // _BaseDataLoaderIter's base seed: unused without workers, but drawn
+  torch::Tensor order;
+  if (options_.shuffle()) {
+    auto generator = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(draw_seed()));
+    order = torch::randperm(dataset_->size(), generator, torch::kLong);
+  } else {
+    order = torch::arange(dataset_->size(), torch::kLong);
+  }
+  return Iterator(this, std::move(order), 0);
+}
+
+DataLoader::Iterator DataLoader::end() const { return Iterator(this, torch::Tensor(), size()); }
+
+DataLoader::Iterator::Iterator(const DataLoader* loader, torch::Tensor order, int64_t index)
+    : loader_(loader), order_(std::move(order)), index_(index) {
+  load();
+}
+
+DataLoader::Iterator& DataLoader::Iterator::operator++() {
+  ++index_;
+  load();
+  return *this;
+}
+
+void DataLoader::Iterator::load() {
+  if (index_ >= loader_->size()) {
+    batch_ = {};
+    return;
+  }
+  const int64_t b = loader_->options_.batch_size();
+  const auto indices = order_.slice(0, index_ * b, std::min((index_ + 1) * b, order_.size(0)));
+  auto [inputs, targets] = loader_->dataset_->get_batch(indices);
+  batch_ = {std::move(inputs), std::move(targets)};
+}
+
+}  // namespace llm

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "llm/text/dataset.h"
+
+namespace llm {
+
+struct DataLoaderOptions {
+  DataLoaderOptions(int64_t batch_size = 4) : batch_size_(batch_size) {}  // NOLINT: implicit like LibTorch's
+  /// Windows per batch.
+  TORCH_ARG(int64_t, batch_size);
+  /// Visit the windows in a new random order each epoch.
+  TORCH_ARG(bool, shuffle) = true;
+  /// Leave out a last batch that would be smaller than batch_size.
+  TORCH_ARG(bool, drop_last) = true;
+};
+
+struct Batch {
+  torch::Tensor inputs;   // [batch, max_length]
+  torch::Tensor targets;  // [batch, max_length]
+};
+
+/// Batches of a SlidingWindowDataset that come out exactly as PyTorch's
+/// DataLoader(dataset, batch_size, shuffle, drop_last, num_workers=0) gives them
+/// after the same torch.manual_seed, and that leave the global generator in the same
+/// state. Each epoch (each begin()) draws what PyTorch draws:
+///   1. one int64 "base seed" from the global generator, even without shuffling;
+///   2. with shuffling, one more int64 that seeds a fresh generator, whose randperm
+///      is the epoch's order (RandomSampler).
+class DataLoader {
+ public:
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Batch;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Batch*;
+    using reference = const Batch&;
+
+    const Batch& operator*() const { return batch_; }
+    const Batch* operator->() const { return &batch_; }
+    Iterator& operator++();
+    bool operator==(const Iterator& other) const { return index_ == other.index_; }
+    bool operator!=(const Iterator& other) const { return index_ != other.index_; }
+
+   private:
+    friend class DataLoader;
+    Iterator(const DataLoader* loader, torch::Tensor order, int64_t index);
+    void load();
+
+    const DataLoader* loader_ = nullptr;
+    torch::Tensor order_;  // the epoch's window indices
+    int64_t index_ = 0;    // batch number
+    Batch batch_;
+  };
+
+  DataLoader(std::shared_ptr<const SlidingWindowDataset> dataset, DataLoaderOptions options);
+
+  /// Starts an epoch, drawing from the global generator as PyTorch does.
+  Iterator begin() const;
+  Iterator end() const;
+
+  /// Batches per epoch.
+  int64_t size() const;
+  const SlidingWindowDataset& dataset() const { return *dataset_; }
+  const DataLoaderOptions& options() const { return options_; }
+
+ private:
+  std::shared_ptr<const SlidingWindowDataset> dataset_;
+  DataLoaderOptions options_;
+};
+
+}  // namespace llm

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <cxxopts.hpp>
+
+#include <functional>
+#include <string>
+
+namespace llm::cli {
+
+/// Exit codes of every executable.
+enum Exit : int { kOk = 0, kFailed = 1, kBadFlags = 2 };
+
+/// Options with the flags every chapter executable has: --help, --seed and
+/// --save-outputs.
+cxxopts::Options options(const std::string& program, const std::string& description);
+
+/// Parses the flags, seeds LibTorch's global generator with --seed, runs `body`, and
+/// turns what goes wrong into one line on stderr and an exit code: bad flags 2, bad
+/// input or any other failure 1. --help prints the usage and exits 0.
+int run(cxxopts::Options& options, int argc, char** argv,
+        const std::function<void(const cxxopts::ParseResult&)>& body);
+
+}  // namespace llm::cli

@@ -1,0 +1,145 @@
+#include "llm/util/files.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "llm/util/error.h"
+
+namespace llm {
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (!fs::exists(status)) {
+    throw Error(fmt::format("file '{}': not found", path.string()));
+  }
+  if (!fs::is_regular_file(status)) {
+    throw Error(fmt::format("file '{}': not a regular file", path.string()));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(fmt::format("file '{}': cannot be read ({})", path.string(), std::strerror(errno)));
+  }
+  std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) {
+    throw Error(fmt::format("file '{}': read failed", path.string()));
+  }
+  return bytes;
+}
+
+std::string read_text_file(const fs::path& path) {
+  std::string text = read_file(path);
+  if (text.empty()) {
+    throw Error(fmt::format("file '{}': is empty; expected UTF-8 text", path.string()));
+  }
+  check_utf8(text, fmt::format("file '{}'", path.string()));
+  return text;
+}
+
+namespace {
+
+// Length of the well-formed UTF-8 sequence at s[i], or 0 (RFC 3629: no overlongs, no
+// surrogates, nothing above U+10FFFF).
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  size_t n;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+void check_utf8(std::string_view text, std::string_view what) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = utf8_sequence_length(text, i);
+    if (n == 0) {
+      throw Error(fmt::format("{}: invalid UTF-8 at byte {} (line {}, column {}); expected UTF-8 text",
+                              what, i, line, column));
+    }
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += n;
+  }
+}
+
+void write_file_atomic(const fs::path& path, std::string_view bytes) {
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw Error(fmt::format("file '{}': folder '{}' does not exist", path.string(), dir.string()));
+  }
+  std::string tmp = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) {
+    throw Error(fmt::format("file '{}': cannot create a temporary file ({})", path.string(), std::strerror(errno)));
+  }
+  const auto fail = [&](const char* step) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw Error(fmt::format("file '{}': {} failed ({})", path.string(), step, std::strerror(err)));
+  };
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("write");
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fchmod(fd, 0644) != 0) fail("chmod");
+  if (::fsync(fd) != 0) fail("fsync");
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw Error(fmt::format("file '{}': close failed ({})", path.string(), std::strerror(err)));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw Error(fmt::format("file '{}': rename failed ({})", path.string(), std::strerror(err)));
+  }
+}
+
+fs::path data_file(std::string_view name) {
+  const char* dir = std::getenv("LLM_DATA_DIR");
+  return fs::path(dir != nullptr && *dir != '\0' ? dir : LLM_DEFAULT_DATA_DIR) / fs::path(name);
+}
+
+}  // namespace llm

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "llm/util/files.h"
+
+namespace llm::test {
+
+/// The fetched data file `name`, or nullopt after printing the marker that makes
+/// ctest report the test as skipped (never as passed).
+inline std::optional<std::filesystem::path> data_or_skip(const std::string& name) {
+  auto path = data_file(name);
+  if (std::filesystem::exists(path)) return path;
+  std::cout << "LLM-SKIP: " << path.string() << " is missing; run scripts/fetch-data.sh" << std::endl;
+  WARN("skipped: " << path.string() << " is missing");
+  return std::nullopt;
+}
+
+/// A file of tests/golden/ (the tests run from the project root).
+inline std::filesystem::path golden(const std::string& name) { return std::filesystem::path("tests/golden") / name; }
+
+/// A fresh, empty folder for one test's files.
+inline std::filesystem::path temp_dir(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("llm-test-" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace llm::test

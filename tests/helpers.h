@@ -1,6 +1,7 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <iostream>
@@ -30,6 +31,20 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+}  // namespace llm::test
+
+namespace llm::test {
+
+/// True when `bytes` is not whole UTF-8 characters (it starts or ends inside one).
+inline bool is_partial_utf8(const std::string& bytes) {
+  try {
+    llm::check_utf8(bytes, "token");
+    return false;
+  } catch (const std::exception&) {
+    return true;
+  }
 }
 
 }  // namespace llm::test

@@ -1,1 +1,90 @@
 #include "helpers.h"
+#include "llm/io/tensor_archive.h"
+#include "llm/text/bpe_tokenizer.h"
+#include "llm/text/data_loader.h"
+#include "llm/util/error.h"
+
+namespace {
+std::shared_ptr<llm::SlidingWindowDataset> dataset(int64_t n, int64_t max_length, int64_t stride) {
+  return std::make_shared<llm::SlidingWindowDataset>(torch::arange(n), max_length, stride);
+}
+}  // namespace
+
+TEST_CASE("windows are the lesson's input-target pairs") {
+  const auto data = dataset(10, 4, 4);  // the lesson's range(0, 10 - 4, 4): starts 0 and 4
+  REQUIRE(data->size() == 2);
+  const auto [x, y] = data->get(1);
+  CHECK(torch::equal(x, torch::arange(4, 8)));
+  CHECK(torch::equal(y, torch::arange(5, 9)));
+  CHECK(dataset(10, 4, 1)->size() == 6);
+  CHECK(dataset(10, 4, 5)->size() == 2);
+  CHECK(dataset(5, 4, 1)->size() == 1);
+  CHECK_THROWS_AS(data->get(2), llm::Error);
+}
+
+TEST_CASE("the data loader gives PyTorch DataLoader's batches and generator state") {
+  const auto golden = llm::load_tensors(llm::test::golden("ch02-data-loader.pt"));
+  struct Case {
+    std::string name;
+    int64_t max_length, stride, batch_size;
+    bool shuffle, drop_last;
+  };
+  for (const auto& c : {Case{"shuffle", 4, 1, 8, true, true}, Case{"shuffle_keep_last", 5, 3, 7, true, false},
+                        Case{"ordered", 4, 4, 8, false, true}}) {
+    INFO(c.name);
+    torch::manual_seed(123);
+    const llm::DataLoader loader(dataset(200, c.max_length, c.stride),
+                                 llm::DataLoaderOptions(c.batch_size).shuffle(c.shuffle).drop_last(c.drop_last));
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      const auto key = [&](const char* what) { return fmt::format("{}/epoch{}/{}", c.name, epoch, what); };
+      std::vector<torch::Tensor> inputs, targets;
+      for (const auto& batch : loader) {
+        inputs.push_back(batch.inputs);
+        targets.push_back(batch.targets);
+      }
+      CHECK(static_cast<int64_t>(inputs.size()) == llm::find_tensor(golden, key("batches"), "golden").item<int64_t>());
+      CHECK(static_cast<int64_t>(inputs.size()) == loader.size());
+      CHECK(torch::equal(torch::cat(inputs), llm::find_tensor(golden, key("inputs"), "golden")));
+      CHECK(torch::equal(torch::cat(targets), llm::find_tensor(golden, key("targets"), "golden")));
+      // The next draw equals PyTorch's only if the loader drew exactly what DataLoader draws.
+      CHECK(torch::equal(torch::rand(3), llm::find_tensor(golden, key("next_rand"), "golden")));
+    }
+  }
+}
+
+TEST_CASE("the first batch of the-verdict is the lesson's") {
+  if (!llm::test::data_or_skip("the-verdict.txt") || !llm::test::data_or_skip("gpt2/encoder.json")) return;
+  const auto ids = llm::BpeTokenizer::gpt2().encode(llm::read_text_file(llm::data_file("the-verdict.txt")));
+  const llm::DataLoader loader(std::make_shared<llm::SlidingWindowDataset>(torch::tensor(ids), 4, 1),
+                               llm::DataLoaderOptions(1).shuffle(false));
+  const auto batch = *loader.begin();
+  CHECK(torch::equal(batch.inputs, torch::tensor({{40, 367, 2885, 1464}}, torch::kLong)));
+  CHECK(torch::equal(batch.targets, torch::tensor({{367, 2885, 1464, 1807}}, torch::kLong)));
+}
+
+TEST_CASE("impossible sizes are rejected with what was expected") {
+  CHECK_THROWS_WITH(dataset(10, 4, 0), Catch::Contains("stride must be positive, got 0"));
+  CHECK_THROWS_WITH(dataset(10, 0, 1), Catch::Contains("max_length must be positive, got 0"));
+  CHECK_THROWS_WITH(dataset(4, 4, 1), Catch::Contains("the text has 4 tokens; max_length 4 needs at least 5"));
+  CHECK_THROWS_WITH(llm::DataLoader(dataset(10, 4, 1), llm::DataLoaderOptions(0)),
+                    Catch::Contains("batch_size must be positive, got 0"));
+  CHECK_THROWS_WITH(llm::DataLoader(dataset(10, 4, 1), llm::DataLoaderOptions(7)),
+                    Catch::Contains("6 windows make no batch of 7"));
+  CHECK(llm::DataLoader(dataset(10, 4, 1), llm::DataLoaderOptions(7).drop_last(false)).size() == 1);
+}
+
+TEST_CASE("token plus position embeddings of an 8x4 batch are [8, 4, 256]") {
+  torch::manual_seed(123);
+  torch::nn::Embedding small(6, 3);  // the lesson's 6x3 example after torch.manual_seed(123)
+  CHECK(torch::allclose(small->weight[0], torch::tensor({0.3374, -0.1778, -0.1690}), /*rtol=*/0, /*atol=*/1e-4));
+  CHECK(torch::allclose(small->weight[5], torch::tensor({-2.8400, -0.7849, -1.4096}), 0, 1e-4));
+
+  torch::nn::Embedding token_embedding(50257, 256);
+  torch::nn::Embedding position_embedding(4, 256);
+  const llm::DataLoader loader(dataset(100, 4, 4), llm::DataLoaderOptions(8).shuffle(false));
+  const auto inputs = loader.begin()->inputs;
+  const auto embeddings = token_embedding(inputs) + position_embedding(torch::arange(4));
+  CHECK(embeddings.sizes() == torch::IntArrayRef{8, 4, 256});
+  CHECK(torch::equal(embeddings[1][2], token_embedding->weight[inputs[1][2].item<int64_t>()] +
+                                           position_embedding->weight[2]));
+}

@@ -1,1 +1,67 @@
+#include <fstream>
+
 #include "helpers.h"
+#include "llm/io/tensor_archive.h"
+#include "llm/util/error.h"
+#include "llm/util/files.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+void write(const fs::path& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
+}  // namespace
+
+TEST_CASE("save_tensors and load_tensors round-trip names, order and values") {
+  const auto dir = llm::test::temp_dir("io-roundtrip");
+  const llm::NamedTensors tensors = {{"b", torch::arange(6).view({2, 3})},
+                                     {"a", torch::randn({4})},
+                                     {"scalar", torch::tensor(3.5)},
+                                     {"empty", torch::empty({0}, torch::kLong)}};
+  llm::save_tensors(dir / "x.pt", tensors);
+  const auto loaded = llm::load_tensors(dir / "x.pt");
+  REQUIRE(loaded.size() == tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    CHECK(loaded[i].first == tensors[i].first);
+    CHECK(torch::equal(loaded[i].second, tensors[i].second));
+  }
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);  // no temp file left
+  CHECK_THROWS_WITH(llm::find_tensor(loaded, "c", "x.pt"), "x.pt: no tensor named 'c'");
+  CHECK_THROWS_AS(llm::save_tensors(dir / "y.pt", {{"a", torch::ones(1)}, {"a", torch::ones(1)}}), llm::Error);
+}
+
+TEST_CASE("load_tensors names the file that is not a tensor archive") {
+  const auto dir = llm::test::temp_dir("io-bad");
+  write(dir / "garbage.pt", "this is not a zip archive");
+  CHECK_THROWS_WITH(llm::load_tensors(dir / "garbage.pt"), Catch::Contains("garbage.pt': not a torch.save archive"));
+  CHECK_THROWS_WITH(llm::load_tensors(dir / "missing.pt"), Catch::Contains("missing.pt': not found"));
+  const std::vector<char> list = torch::pickle_save(c10::List<int64_t>({1, 2}));
+  write(dir / "list.pt", std::string(list.begin(), list.end()));
+  CHECK_THROWS_WITH(llm::load_tensors(dir / "list.pt"), Catch::Contains("expected a dict of tensors"));
+}
+
+TEST_CASE("read_text_file rejects missing, empty, non-regular and non-UTF-8 files") {
+  const auto dir = llm::test::temp_dir("io-text");
+  write(dir / "ok.txt", "caf\xC3\xA9\n");
+  CHECK(llm::read_text_file(dir / "ok.txt") == "caf\xC3\xA9\n");
+  write(dir / "empty.txt", "");
+  CHECK_THROWS_WITH(llm::read_text_file(dir / "empty.txt"), Catch::Contains("empty.txt': is empty"));
+  CHECK_THROWS_WITH(llm::read_text_file(dir / "nope.txt"), Catch::Contains("nope.txt': not found"));
+  CHECK_THROWS_WITH(llm::read_text_file(dir), Catch::Contains("not a regular file"));
+  write(dir / "bad.txt", "ok\nab\xC3(x");
+  CHECK_THROWS_WITH(llm::read_text_file(dir / "bad.txt"),
+                    Catch::Contains("bad.txt': invalid UTF-8 at byte 5 (line 2, column 3)"));
+  // Overlong forms, surrogates and code points above U+10FFFF are not UTF-8.
+  for (const std::string bad : {"\xC0\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x82", "\xFF"}) {
+    CHECK_THROWS_AS(llm::check_utf8(bad, "s"), llm::Error);
+  }
+  CHECK_NOTHROW(llm::check_utf8("\xF0\x9F\x91\x8B \xE4\xBD\xA0 \xC3\xA9", "s"));
+}
+
+TEST_CASE("write_file_atomic replaces the file whole and fails cleanly") {
+  const auto dir = llm::test::temp_dir("io-atomic");
+  llm::write_file_atomic(dir / "f", "first");
+  llm::write_file_atomic(dir / "f", "second");
+  CHECK(llm::read_file(dir / "f") == "second");
+  CHECK_THROWS_WITH(llm::write_file_atomic(dir / "no-such-dir" / "f", "x"), Catch::Contains("does not exist"));
+  CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+}

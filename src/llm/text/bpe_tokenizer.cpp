@@ -61,7 +61,7 @@ std::optional<std::string> from_printable(std::string_view printable) {
     size_t n;
     if (c < 0x80) {
       cp = c, n = 1;
-    } else if ((c & 0xE0) == 0xC0 && i + 1 < printable.size()) {
+    } else if (c >= 0xC2 && c <= 0xDF && i + 1 < printable.size() && (printable[i + 1] & 0xC0) == 0x80) {
       cp = ((c & 0x1F) << 6) | (printable[i + 1] & 0x3F), n = 2;
     } else {
       return std::nullopt;  // every character of the table is below U+0800
@@ -71,6 +71,11 @@ std::optional<std::string> from_printable(std::string_view printable) {
     i += n;
   }
   return bytes;
+}
+
+// A token as JSON writes it: quoted, with control characters escaped.
+std::string json_quoted(std::string_view token) {
+  return nlohmann::json(std::string(token)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 constexpr uint64_t pair_key(int32_t left, int32_t right) {
@@ -133,17 +138,17 @@ BpeVocabulary parse_bpe_vocabulary(std::string_view encoder_json, std::string_vi
   std::unordered_map<std::string, int64_t> ids;
   for (const auto& [key, value] : json.items()) {
     if (!value.is_number_integer()) {
-      throw fail(encoder_name, fmt::format("token '{}': id must be an integer", key));
+      throw fail(encoder_name, fmt::format("token {}: id must be an integer", json_quoted(key)));
     }
     const auto id = value.get<int64_t>();
     if (id < 0 || id >= static_cast<int64_t>(json.size())) {
-      throw fail(encoder_name, fmt::format("token '{}': id {} is outside 0..{} (ids must be dense)", key, id,
+      throw fail(encoder_name, fmt::format("token {}: id {} is outside 0..{} (ids must be dense)", json_quoted(key), id,
                                            json.size() - 1));
     }
-    if (seen[id]) throw fail(encoder_name, fmt::format("token '{}': id {} is used twice", key, id));
+    if (seen[id]) throw fail(encoder_name, fmt::format("token {}: id {} is used twice", json_quoted(key), id));
     auto bytes = from_printable(key);
     if (!bytes || bytes->empty()) {
-      throw fail(encoder_name, fmt::format("token '{}': has a character outside GPT-2's byte alphabet", key));
+      throw fail(encoder_name, fmt::format("token {}: has a character outside GPT-2's byte alphabet", json_quoted(key)));
     }
     seen[id] = true;
     vocabulary.tokens[id] = *bytes;
@@ -168,15 +173,15 @@ BpeVocabulary parse_bpe_vocabulary(std::string_view encoder_json, std::string_vi
     const size_t space = line.find(' ');
     if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
         line.find(' ', space + 1) != std::string_view::npos) {
-      throw fail(merges_name, fmt::format("line {}: expected two tokens separated by one space, got '{}'", line_no,
-                                          line));
+      throw fail(merges_name, fmt::format("line {}: expected two tokens separated by one space, got {}", line_no,
+                                          json_quoted(line)));
     }
     const auto left = from_printable(line.substr(0, space));
     const auto right = from_printable(line.substr(space + 1));
     const auto id_of = [&](const std::optional<std::string>& bytes, std::string_view shown) {
       const auto it = bytes ? ids.find(*bytes) : ids.end();
       if (it == ids.end()) {
-        throw fail(merges_name, fmt::format("line {}: '{}' is not a token of '{}'", line_no, shown, encoder_name));
+        throw fail(merges_name, fmt::format("line {}: {} is not a token of '{}'", line_no, json_quoted(shown), encoder_name));
       }
       return it->second;
     };

@@ -65,7 +65,7 @@ TEST_CASE("the first batch of the-verdict is the lesson's") {
 TEST_CASE("impossible sizes are rejected with what was expected") {
   CHECK_THROWS_WITH(dataset(10, 4, 0), Catch::Contains("stride must be positive, got 0"));
   CHECK_THROWS_WITH(dataset(10, 0, 1), Catch::Contains("max_length must be positive, got 0"));
-  CHECK_THROWS_WITH(dataset(4, 4, 1), Catch::Contains("the text has 4 tokens; max_length 4 needs at least 5"));
+  CHECK_THROWS_WITH(dataset(4, 4, 1), Catch::Contains("the text has 4 tokens. max_length 4 needs at least 5"));
   CHECK_THROWS_WITH(llm::DataLoader(dataset(10, 4, 1), llm::DataLoaderOptions(0)),
                     Catch::Contains("batch_size must be positive, got 0"));
   CHECK_THROWS_WITH(llm::DataLoader(dataset(10, 4, 1), llm::DataLoaderOptions(7)),

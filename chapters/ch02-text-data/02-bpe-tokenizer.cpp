@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     const auto path = args["input"].as<std::string>();
     const std::string raw_text = llm::read_text_file(path);
     const auto ids = tokenizer.encode(raw_text);
-    fmt::print("{}: {} characters -> {} tokens; decode gives the text back: {}\n", path, raw_text.size(), ids.size(),
+    fmt::print("{}: {} characters -> {} tokens. decode gives the text back: {}\n", path, raw_text.size(), ids.size(),
                tokenizer.decode(ids) == raw_text ? "yes" : "NO");
 
     if (args.count("save-outputs") != 0) {

@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
       throw llm::Error(fmt::format("--vocab-size ({}) and --output-dim ({}) must be positive", vocab_size, output_dim));
     }
 
+    const auto tokenizer = llm::BpeTokenizer::gpt2();
+    const auto ids = tokenizer.encode(llm::read_text_file(args["input"].as<std::string>()), {"<|endoftext|>"});
+    auto dataset = std::make_shared<llm::SlidingWindowDataset>(torch::tensor(ids), max_length, /*stride=*/max_length);
+
     // 2.7: a 6 x 3 embedding is a lookup table of rows, one per token id.
     torch::nn::Embedding small(/*num_embeddings=*/6, /*embedding_dim=*/3);
     const auto small_ids = torch::tensor({2, 3, 5, 1}, torch::kLong);
@@ -44,9 +48,6 @@ int main(int argc, char** argv) {
 
     // 2.8: token plus position embeddings for a batch of GPT-2 token ids.
     torch::nn::Embedding token_embedding(vocab_size, output_dim);
-    const auto tokenizer = llm::BpeTokenizer::gpt2();
-    const auto ids = tokenizer.encode(llm::read_text_file(args["input"].as<std::string>()), {"<|endoftext|>"});
-    auto dataset = std::make_shared<llm::SlidingWindowDataset>(torch::tensor(ids), max_length, /*stride=*/max_length);
     const llm::DataLoader loader(dataset, llm::DataLoaderOptions(args["batch-size"].as<int64_t>()).shuffle(false));
     const auto inputs = loader.begin()->inputs;  // [batch, max_length]
     const int64_t largest = inputs.max().item<int64_t>();
@@ -66,7 +67,8 @@ int main(int argc, char** argv) {
 
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),
-                        {{"small_weight", small->weight},
+                        {{"seed", torch::tensor(static_cast<int64_t>(args["seed"].as<uint64_t>()))},
+                         {"small_weight", small->weight},
                          {"small_ids", small_ids},
                          {"inputs", inputs},
                          {"token_embeddings", token_embeddings},

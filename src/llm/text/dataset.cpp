@@ -13,7 +13,7 @@ SlidingWindowDataset::SlidingWindowDataset(torch::Tensor token_ids, int64_t max_
   if (max_length <= 0) throw Error(fmt::format("dataset: max_length must be positive, got {}", max_length));
   if (stride <= 0) throw Error(fmt::format("dataset: stride must be positive, got {}", stride));
   if (token_ids.size(0) < max_length + 1) {
-    throw Error(fmt::format("dataset: the text has {} tokens; max_length {} needs at least {}", token_ids.size(0),
+    throw Error(fmt::format("dataset: the text has {} tokens. max_length {} needs at least {}", token_ids.size(0),
                             max_length, max_length + 1));
   }
   // range(0, n - max_length, stride) in the lesson = every full window of max_length + 1.

@@ -18,6 +18,28 @@ std::string first_line(const char* what) {
   return text.substr(0, text.find('\n'));
 }
 
+// cxxopts's message in plain quotes. A value that fails to parse is named with its
+// flag, which cxxopts leaves out.
+std::string flag_error(const cxxopts::exceptions::exception& e, int argc, char** argv) {
+  std::string message = e.what();
+  for (const std::string curly : {"\u2018", "\u2019"}) {
+    for (size_t at; (at = message.find(curly)) != std::string::npos;) message.replace(at, curly.size(), "'");
+  }
+  if (dynamic_cast<const cxxopts::exceptions::incorrect_argument_type*>(&e) != nullptr) {
+    const size_t open = message.find('\'');
+    const std::string value = message.substr(open + 1, message.rfind('\'') - open - 1);
+    for (int i = 1; i < argc; ++i) {
+      const std::string arg = argv[i];
+      const size_t eq = arg.find('=');
+      if (arg.rfind("--", 0) == 0 && eq != std::string::npos && arg.substr(eq + 1) == value) {
+        return fmt::format("{}: '{}' is not a valid value", arg.substr(0, eq), value);
+      }
+      if (arg == value && i > 1) return fmt::format("{}: '{}' is not a valid value", argv[i - 1], value);
+    }
+  }
+  return message;
+}
+
 }  // namespace
 
 cxxopts::Options options(const std::string& program, const std::string& description) {
@@ -44,7 +66,7 @@ int run(cxxopts::Options& options, int argc, char** argv,
       throw cxxopts::exceptions::exception(fmt::format("unexpected argument '{}'", args.unmatched().front()));
     }
   } catch (const cxxopts::exceptions::exception& e) {
-    spdlog::error("{} (see --help)", e.what());
+    spdlog::error("{} (see --help)", flag_error(e, argc, argv));
     return kBadFlags;
   }
   if (args.count("help") != 0) {
@@ -56,7 +78,7 @@ int run(cxxopts::Options& options, int argc, char** argv,
     body(args);
     return kOk;
   } catch (const cxxopts::exceptions::exception& e) {
-    spdlog::error("{} (see --help)", e.what());
+    spdlog::error("{} (see --help)", flag_error(e, argc, argv));
     return kBadFlags;
   } catch (const Error& e) {
     spdlog::error("{}", e.what());

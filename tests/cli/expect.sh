@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs one command and checks how it ends.
+#
+#   expect.sh CODE REGEX [--needs DATA_FILE]... -- COMMAND [ARG]...
+#
+# Passes when COMMAND exits with CODE within 300 s, its output (stdout and stderr)
+# matches the extended REGEX, and nothing crashed or printed a C++ stack trace. A
+# failing command must say why on exactly one stderr line. When a data file is
+# missing the test prints LLM-SKIP and ctest reports it skipped.
+set -uo pipefail
+code="$1" regex="$2"
+shift 2
+data_dir="${LLM_DATA_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/data}"
+while [ "$1" = "--needs" ]; do
+  [ -f "$data_dir/$2" ] || { echo "LLM-SKIP: $data_dir/$2 is missing; run scripts/fetch-data.sh"; exit 0; }
+  shift 2
+done
+[ "$1" = "--" ] && shift
+
+out="$(mktemp)" err="$(mktemp)"
+trap 'rm -f "$out" "$err"' EXIT
+timeout 300 "$@" >"$out" 2>"$err"
+status=$?
+cat "$out" "$err"
+fail() { echo "FAILED: $*" >&2; exit 1; }
+[ "$status" -eq "$code" ] || fail "exit code $status, expected $code"
+cat "$out" "$err" | grep -Eq -- "$regex" || fail "output does not match: $regex"
+! grep -Eq "terminate called|Exception raised from|Segmentation fault|core dumped|AddressSanitizer|runtime error:" "$out" "$err" ||
+  fail "crashed or printed a stack trace"
+if [ "$code" -ne 0 ]; then
+  lines=$(wc -l <"$err")
+  [ "$lines" -eq 1 ] || fail "expected one line on stderr, got $lines"
+fi
+exit 0

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include "llm/attention/attention_options.h"
+
+namespace llm {
+
+/// Lesson 3.5: batched self-attention that hides future tokens and drops attention
+/// weights while training. [b, t, d_in] -> [b, t, d_out].
+struct CausalAttentionImpl : torch::nn::Module {
+  explicit CausalAttentionImpl(const AttentionOptions& options);
+  torch::Tensor forward(const torch::Tensor& x);
+
+  AttentionOptions options;
+  torch::nn::Linear W_query{nullptr}, W_key{nullptr}, W_value{nullptr};
+  torch::nn::Dropout dropout{nullptr};
+  torch::Tensor mask;  // [context_length, context_length]
+  /// The attention weights of the last forward pass, for the lesson to print.
+  torch::Tensor last_weights;
+};
+TORCH_MODULE(CausalAttention);
+
+/// Lesson 3.6.1: num_heads independent CausalAttention heads on the same input,
+/// concatenated. [b, t, d_in] -> [b, t, num_heads * d_out].
+struct MultiAttentionStackingImpl : torch::nn::Module {
+  explicit MultiAttentionStackingImpl(const AttentionOptions& options);
+  torch::Tensor forward(const torch::Tensor& x);
+
+  torch::nn::ModuleList heads;
+};
+TORCH_MODULE(MultiAttentionStacking);
+
+}  // namespace llm

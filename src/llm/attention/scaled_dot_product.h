@@ -1,0 +1,29 @@
+#pragma once
+
+#include <torch/torch.h>
+
+namespace llm {
+
+/// The lesson's upper-triangular mask, 1 above the diagonal: position i may not see
+/// j > i. A float buffer named "mask", as PyTorch's register_buffer keeps it.
+torch::Tensor causal_mask(int64_t context_length);
+
+/// Causal scaled dot-product attention with dropout on the weights:
+/// softmax(q k^T / sqrt(d_k), future masked to -inf) -> dropout -> @ v.
+/// q, k, v are [..., t, d_k]; `mask` is a causal_mask at least t x t.
+/// Returns the context vectors [..., t, d_v]; `weights_out`, when given, receives the
+/// attention weights after dropout.
+torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                               const torch::Tensor& mask, torch::nn::Dropout& dropout,
+                               torch::Tensor* weights_out = nullptr);
+
+/// [b, t, n * hd] -> [b, n, t, hd]: one slice of the projection per head.
+torch::Tensor split_heads(const torch::Tensor& x, int64_t n);
+
+/// [b, n, t, hd] -> [b, t, n * hd]: the heads side by side again.
+torch::Tensor merge_heads(const torch::Tensor& x);
+
+/// Throws llm::Error unless x is [batch, tokens, d_in] with tokens <= context_length.
+void check_attention_input(const torch::Tensor& x, int64_t d_in, int64_t context_length, const char* module);
+
+}  // namespace llm

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <torch/torch.h>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -45,6 +46,22 @@ inline bool is_partial_utf8(const std::string& bytes) {
   } catch (const std::exception&) {
     return true;
   }
+}
+
+}  // namespace llm::test
+
+namespace llm::test {
+
+/// Checks that `actual` equals `expected` within `tol` (absolute), printing the
+/// largest difference either way, as llm.c's check_tensor does.
+inline void check_close(const torch::Tensor& actual, const torch::Tensor& expected, const std::string& name,
+                        double tol = 1e-5) {
+  INFO(name);
+  REQUIRE(actual.sizes() == expected.sizes());
+  const double diff =
+      actual.numel() == 0 ? 0.0 : (actual.detach().to(torch::kDouble) - expected.to(torch::kDouble)).abs().max().item<double>();
+  UNSCOPED_INFO(name << ": max |diff| " << diff << (diff <= tol ? " OK" : " NOT OK"));
+  CHECK(diff <= tol);
 }
 
 }  // namespace llm::test

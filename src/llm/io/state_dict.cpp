@@ -1,0 +1,49 @@
+#include "llm/io/state_dict.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <unordered_map>
+
+#include "llm/util/error.h"
+
+namespace llm {
+
+NamedTensors state_dict(const torch::nn::Module& module) {
+  NamedTensors out;
+  for (const auto& item : module.named_modules(/*name_prefix=*/"", /*include_self=*/true)) {
+    const std::string prefix = item.key().empty() ? "" : item.key() + ".";
+    for (const auto& p : item.value()->named_parameters(/*recurse=*/false)) out.emplace_back(prefix + p.key(), p.value());
+    for (const auto& b : item.value()->named_buffers(/*recurse=*/false)) out.emplace_back(prefix + b.key(), b.value());
+  }
+  return out;
+}
+
+void load_state_dict(torch::nn::Module& module, const NamedTensors& tensors, const std::string& source) {
+  std::unordered_map<std::string, torch::Tensor> targets;
+  for (const auto& [name, tensor] : state_dict(module)) targets.emplace(name, tensor);
+  std::unordered_map<std::string, const torch::Tensor*> given;
+  for (const auto& [name, tensor] : tensors) {
+    const auto it = targets.find(name);
+    if (it == targets.end()) {
+      throw Error(fmt::format("state dict '{}': unexpected key '{}' (the model has no such parameter or buffer)",
+                              source, name));
+    }
+    if (!tensor.sizes().equals(it->second.sizes())) {
+      throw Error(fmt::format("state dict '{}': '{}' has shape [{}], expected [{}]", source, name,
+                              fmt::join(tensor.sizes(), ", "), fmt::join(it->second.sizes(), ", ")));
+    }
+    if (!tensor.is_floating_point() && it->second.is_floating_point()) {
+      throw Error(fmt::format("state dict '{}': '{}' is {}, expected a floating-point tensor", source, name,
+                              c10::toString(tensor.scalar_type())));
+    }
+    given.emplace(name, &tensor);
+  }
+  for (const auto& [name, target] : state_dict(module)) {
+    if (given.count(name) == 0) throw Error(fmt::format("state dict '{}': missing key '{}'", source, name));
+  }
+  torch::NoGradGuard no_grad;
+  for (auto& [name, target] : state_dict(module)) target.copy_(*given.at(name));
+}
+
+}  // namespace llm

@@ -1,4 +1,5 @@
 #include "helpers.h"
+#include "llm/attention/attention_flags.h"
 #include "llm/attention/causal_attention.h"
 #include "llm/attention/multi_head_attention.h"
 #include "llm/attention/self_attention.h"
@@ -39,7 +40,7 @@ void check_against_pytorch(const std::string& name) {
     INFO(name << ": same seed, same initial " << key);
     CHECK(torch::equal(tensor, get(g, key)));
   }
-  const auto x = torch::rand(get(g, "input").sizes()).requires_grad_();
+  const auto x = llm::attention_input(get(g, "input").sizes());
   REQUIRE(torch::equal(x, get(g, "input")));
   const auto out = module->forward(x);
   llm::test::check_close(out, get(g, "output"), name + " output");

@@ -3,21 +3,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <sstream>
-
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
 #include "llm/util/cli.h"
 #include "llm/util/files.h"
+#include "llm/util/show.h"
 
-namespace {
-std::string show(const torch::Tensor& t) {
-  std::ostringstream out;
-  out << t;
-  return out.str();
-}
-}  // namespace
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch02-04-data-sampling", "Sliding-window dataset and data loader");
@@ -55,7 +47,7 @@ int main(int argc, char** argv) {
     const int64_t wanted = args["num-batches"].as<int64_t>();
     for (const auto& batch : loader) {
       if (shown == wanted) break;
-      fmt::print("Batch {}\nInputs:\n{}\nTargets:\n{}\n\n", shown, show(batch.inputs), show(batch.targets));
+      fmt::print("Batch {}\nInputs:\n{}\nTargets:\n{}\n\n", shown, llm::show(batch.inputs), llm::show(batch.targets));
       outputs.emplace_back(fmt::format("inputs_{}", shown), batch.inputs);
       outputs.emplace_back(fmt::format("targets_{}", shown), batch.targets);
       ++shown;

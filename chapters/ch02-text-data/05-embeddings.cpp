@@ -2,22 +2,14 @@
 // embeddings, applied to a batch from the data loader.
 #include <fmt/format.h>
 
-#include <sstream>
-
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
 #include "llm/util/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
+#include "llm/util/show.h"
 
-namespace {
-std::string show(const torch::Tensor& t) {
-  std::ostringstream out;
-  out << t;
-  return out.str();
-}
-}  // namespace
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch02-05-embeddings", "Token and position embeddings of a batch");
@@ -43,8 +35,8 @@ int main(int argc, char** argv) {
     // 2.7: a 6 x 3 embedding is a lookup table of rows, one per token id.
     torch::nn::Embedding small(/*num_embeddings=*/6, /*embedding_dim=*/3);
     const auto small_ids = torch::tensor({2, 3, 5, 1}, torch::kLong);
-    fmt::print("A 6x3 embedding layer's weights:\n{}\nrows for ids [2, 3, 5, 1]:\n{}\n\n", show(small->weight),
-               show(small(small_ids)));
+    fmt::print("A 6x3 embedding layer's weights:\n{}\nrows for ids [2, 3, 5, 1]:\n{}\n\n", llm::show(small->weight),
+               llm::show(small(small_ids)));
 
     // 2.8: token plus position embeddings for a batch of GPT-2 token ids.
     torch::nn::Embedding token_embedding(vocab_size, output_dim);
@@ -60,7 +52,7 @@ int main(int argc, char** argv) {
     const auto pos_embeddings = position_embedding(torch::arange(max_length));  // [max_length, output_dim]
     const auto input_embeddings = token_embeddings + pos_embeddings;            // [batch, max_length, output_dim]
 
-    fmt::print("Token ids:\n{}\n", show(inputs));
+    fmt::print("Token ids:\n{}\n", llm::show(inputs));
     fmt::print("Token embeddings: {}\nPosition embeddings: {}\nInput embeddings: {}\n",
                fmt::join(token_embeddings.sizes(), " x "), fmt::join(pos_embeddings.sizes(), " x "),
                fmt::join(input_embeddings.sizes(), " x "));

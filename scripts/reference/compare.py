@@ -14,6 +14,7 @@ import sys
 
 import torch
 
+import attention
 import ch02_simple_tokenizer as simple
 
 STEPS = {}
@@ -79,6 +80,21 @@ def embeddings(saved, seed):
         }
 
 
+@step("ch03-01-simplified-attention", ["input", "scores", "weights", "context"])
+def simplified_attention(saved, seed):
+    scores, weights, context = attention.simplified_self_attention(saved["input"])
+    return {"scores": scores, "weights": weights, "context": context}
+
+
+def attention_run(saved, seed):
+    """Replays the executable's run in PyTorch: seed, build the same module, take the
+    same input, forward in training mode, draw grad_output, backward. The initial
+    weights, the input and grad_output must be equal; they are compared too."""
+    kind = bytes(saved["kind"].tolist()).decode()
+    run = attention.run_case(kind, attention.config_from(saved), tuple(saved["input"].shape), seed)
+    return {k: v for k, v in run.items() if k in saved and k not in ("kind", "seed") and not k.startswith("config/")}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file")
@@ -94,14 +110,17 @@ def main():
         sys.exit(f"compare: {args.file}: not a torch.save archive ({e})")
     if not isinstance(saved, dict):
         sys.exit(f"compare: {args.file}: expected a dict of tensors, got {type(saved).__name__}")
-    keys = set(saved) - {"seed"}
-    name = args.step or next((n for n, (k, _) in STEPS.items() if k == keys or
-                              (n == "ch02-04-data-sampling" and k <= keys)), None)
-    if name is None:
-        sys.exit(f"compare: {args.file}: no known step writes the keys {sorted(saved)}; pass --step")
-
     seed = int(saved["seed"]) if "seed" in saved else args.seed
-    expected = STEPS[name][1](saved, seed)
+    if args.step is None and "kind" in saved:  # an attention module's run (chapter 3)
+        name, rebuild = bytes(saved["kind"].tolist()).decode(), attention_run
+    else:
+        keys = set(saved) - {"seed"}
+        name = args.step or next((n for n, (k, _) in STEPS.items() if k == keys or
+                                  (n == "ch02-04-data-sampling" and k <= keys)), None)
+        if name is None:
+            sys.exit(f"compare: {args.file}: no known step writes the keys {sorted(saved)}; pass --step")
+        rebuild = STEPS[name][1]
+    expected = rebuild(saved, seed)
     worst = 0.0
     print(f"{args.file}: {name}")
     for key, want in expected.items():

@@ -2,6 +2,7 @@
 // one step": dot-product scores, softmax weights, context vectors.
 #include <fmt/format.h>
 
+#include "llm/attention/attention_flags.h"
 #include "llm/attention/simplified.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/util/cli.h"
@@ -12,10 +13,13 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-01-simplified-attention",
                                    "Attention scores, weights and context vectors without trainable weights");
   options.add_options()("query", "Which input (0-based) to walk through first",
-                        cxxopts::value<int64_t>()->default_value("1"));
+                        cxxopts::value<int64_t>()->default_value("1"))(
+      "d-in", "Width of each input (other than 3: random inputs)", cxxopts::value<int64_t>()->default_value("3"))(
+      "context-length", "Number of inputs (other than 6: random inputs)", cxxopts::value<int64_t>()->default_value("6"));
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const auto inputs = llm::journey_inputs();  // [6, 3]
+    const auto inputs =  // [t, d_in]
+        llm::attention_input({args["context-length"].as<int64_t>(), args["d-in"].as<int64_t>()}).detach();
     const int64_t q = args["query"].as<int64_t>();
     if (q < 0 || q >= inputs.size(0)) {
       throw llm::Error(fmt::format("--query must be in 0..{}, got {}", inputs.size(0) - 1, q));

@@ -82,8 +82,11 @@ def embeddings(saved, seed):
 
 @step("ch03-01-simplified-attention", ["input", "scores", "weights", "context"])
 def simplified_attention(saved, seed):
-    scores, weights, context = attention.simplified_self_attention(saved["input"])
-    return {"scores": scores, "weights": weights, "context": context}
+    # The lesson's sentence, or torch.rand drawn right after the seed.
+    torch.manual_seed(seed)
+    inputs = attention.attention_input(tuple(saved["input"].shape)).detach()
+    scores, weights, context = attention.simplified_self_attention(inputs)
+    return {"input": inputs, "scores": scores, "weights": weights, "context": context}
 
 
 def attention_run(saved, seed):

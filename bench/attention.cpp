@@ -1,0 +1,58 @@
+// Forward + backward time of the chapter-3 multi-head variants: one JSON line per
+// variant, for scripts/bench/attention.sh.
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "llm/attention/causal_attention.h"
+#include "llm/attention/multi_head_attention.h"
+#include "llm/util/cli.h"
+
+namespace {
+
+template <typename Module>
+double seconds_per_step(Module& module, const torch::Tensor& x, int iters) {
+  const auto step = [&] {
+    module->zero_grad(/*set_to_none=*/true);
+    module->forward(x).sum().backward();
+  };
+  step();  // warm-up
+  double best = 1e300;
+  for (int i = 0; i < iters; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    step();
+    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto options = llm::cli::options("bench-attention", "Forward + backward time of the multi-head attention variants");
+  options.add_options()("batch", "Batch size", cxxopts::value<int64_t>()->default_value("8"))(
+      "tokens", "Tokens per sequence", cxxopts::value<int64_t>()->default_value("1024"))(
+      "width", "Model width (d_in = d_out)", cxxopts::value<int64_t>()->default_value("768"))(
+      "heads", "Heads", cxxopts::value<int64_t>()->default_value("12"))(
+      "groups", "Key/value groups of GQA", cxxopts::value<int64_t>()->default_value("4"))(
+      "iters", "Timed steps (the best is reported)", cxxopts::value<int>()->default_value("3"))(
+      "threads", "Intra-op threads (0: LibTorch's default)", cxxopts::value<int>()->default_value("0"));
+  return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    if (args["threads"].as<int>() > 0) torch::set_num_threads(args["threads"].as<int>());
+    const int64_t b = args["batch"].as<int64_t>(), t = args["tokens"].as<int64_t>(), d = args["width"].as<int64_t>();
+    const int64_t h = args["heads"].as<int64_t>();
+    const int iters = args["iters"].as<int>();
+    const auto base = llm::AttentionOptions(d, d).context_length(t).num_heads(h);
+    const auto x = torch::rand({b, t, d}).requires_grad_();
+    const auto report = [&](const char* name, double s) {
+      fmt::print(R"json({{"variant": "{}", "seconds": {:.5f}, "threads": {}}})json" "\n", name, s,
+                 torch::get_num_threads());
+    };
+    llm::MultiAttentionStacking stacking(llm::AttentionOptions(base).d_out(d / h));
+    report("stacking", seconds_per_step(stacking, x, iters));
+    llm::MultiHeadAttention splitting(base);
+    report("splitting", seconds_per_step(splitting, x, iters));
+    llm::GroupedQueryAttention gqa(llm::AttentionOptions(base).num_kv_groups(args["groups"].as<int64_t>()));
+    report("gqa", seconds_per_step(gqa, x, iters));
+  });
+}

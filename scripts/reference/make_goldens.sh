@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Writes every golden archive in tests/golden/ from the references: PyTorch
+# (python3-torch, /usr/bin/python3) and, for the BPE ids, tiktoken's WebAssembly
+# build run by node. Needs the fetched data (scripts/fetch-data.sh).
+set -euo pipefail
+cd "$(dirname "$0")"
+for script in ch02_simple_tokenizer.py ch02_data_loader.py ch03_attention.py; do
+  /usr/bin/python3 "$script"
+done
+if command -v node >/dev/null; then
+  [ -d ../node_modules/@dqbd/tiktoken ] || (cd .. && npm install --no-audit --no-fund --silent)
+  node bpe_golden.mjs
+else
+  echo "node is missing: tests/golden/bpe-tiktoken.json left as it is" >&2
+fi

@@ -16,11 +16,10 @@ function(llm_add_chapter source)
   set_property(GLOBAL APPEND PROPERTY LLM_CHAPTERS ${name})
 endfunction()
 
-# llm_add_test(<area> [LABELS ...]) builds tests/test-<area>.cpp and registers each
-# Catch2 test case with ctest. A test prints "LLM-SKIP:" when its input data is
+# llm_add_test(<area>) builds tests/test-<area>.cpp and registers each Catch2 test
+# case with ctest, labelled "unit". A test prints "LLM-SKIP:" when its input data is
 # missing, and ctest then reports it as skipped, never as passed.
 function(llm_add_test area)
-  cmake_parse_arguments(ARG "" "" "LABELS" ${ARGN})
   set(name test-${area})
   add_executable(${name} ${name}.cpp)
   target_link_libraries(${name} PRIVATE llm llm_test_main)
@@ -29,5 +28,5 @@ function(llm_add_test area)
   catch_discover_tests(${name}
     TEST_PREFIX "${area}: "
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
-    PROPERTIES LABELS "unit;${ARG_LABELS}" SKIP_REGULAR_EXPRESSION "LLM-SKIP:")
+    PROPERTIES LABELS unit SKIP_REGULAR_EXPRESSION "LLM-SKIP:")
 endfunction()

@@ -1,0 +1,39 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace llm {
+
+/// A GPT's shape, with the lesson's key names. Defaults are GPT-2 small (124M).
+struct GPTConfig {
+  int64_t vocab_size = 50257;
+  int64_t context_length = 1024;
+  int64_t emb_dim = 768;
+  int64_t n_heads = 12;
+  int64_t n_layers = 12;
+  double drop_rate = 0.1;
+  bool qkv_bias = false;
+  /// "mha" (multi-head attention) or "gqa" (grouped-query attention).
+  std::string attention = "mha";
+  /// Key/value groups when attention is "gqa"; 0 means one per head.
+  int64_t n_kv_groups = 0;
+
+  /// Throws llm::Error naming `source` and the first impossible value.
+  void validate(std::string_view source = "config") const;
+};
+
+/// Reads a JSON config: defaults, then the file's keys. An unknown key, a value of
+/// the wrong type or an impossible size is an llm::Error naming the file and the key.
+GPTConfig load_gpt_config(const std::filesystem::path& path);
+
+/// The same from JSON text; `source` names it in errors.
+GPTConfig parse_gpt_config(std::string_view json, std::string_view source);
+
+nlohmann::json to_json(const GPTConfig& config);
+
+}  // namespace llm

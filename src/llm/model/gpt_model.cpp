@@ -1,0 +1,83 @@
+#include "llm/model/gpt_model.h"
+
+#include <fmt/format.h>
+
+#include "llm/attention/multi_head_attention.h"
+#include "llm/util/error.h"
+
+namespace llm {
+namespace {
+
+void check_ids(const torch::Tensor& in_idx, const GPTConfig& config) {
+  if (in_idx.dim() != 2 || in_idx.scalar_type() != torch::kLong) {
+    throw Error(fmt::format("GPT: token ids must be a 2-D int64 tensor [batch, tokens], got {}-D {}", in_idx.dim(),
+                            c10::toString(in_idx.scalar_type())));
+  }
+  if (in_idx.size(1) == 0 || in_idx.size(1) > config.context_length) {
+    throw Error(fmt::format("GPT: {} tokens; expected 1..{} (context_length)", in_idx.size(1), config.context_length));
+  }
+  if (in_idx.numel() > 0 && (in_idx.min().item<int64_t>() < 0 || in_idx.max().item<int64_t>() >= config.vocab_size)) {
+    throw Error(fmt::format("GPT: token ids must be in 0..{}", config.vocab_size - 1));
+  }
+}
+
+}  // namespace
+
+TransformerBlockImpl::TransformerBlockImpl(const GPTConfig& c) {
+  const auto options = AttentionOptions(c.emb_dim, c.emb_dim)
+                           .context_length(c.context_length)
+                           .num_heads(c.n_heads)
+                           .num_kv_groups(c.n_kv_groups > 0 ? c.n_kv_groups : c.n_heads)
+                           .dropout(c.drop_rate)
+                           .qkv_bias(c.qkv_bias);
+  if (c.attention == "gqa") {
+    att = torch::nn::AnyModule(GroupedQueryAttention(options));
+  } else {
+    att = torch::nn::AnyModule(MultiHeadAttention(options));
+  }
+  register_module("att", att.ptr());
+  ff = register_module("ff", FeedForward(c.emb_dim));
+  norm1 = register_module("norm1", LayerNorm(c.emb_dim));
+  norm2 = register_module("norm2", LayerNorm(c.emb_dim));
+  drop_shortcut = register_module("drop_shortcut", torch::nn::Dropout(c.drop_rate));
+}
+
+torch::Tensor TransformerBlockImpl::forward(torch::Tensor x) {
+  x = x + drop_shortcut(att.forward(norm1(x)));  // [b, t, emb_dim]
+  return x + drop_shortcut(ff(norm2(x)));        // [b, t, emb_dim]
+}
+
+GPTModelImpl::GPTModelImpl(const GPTConfig& c) : config(c) {
+  c.validate();
+  tok_emb = register_module("tok_emb", torch::nn::Embedding(c.vocab_size, c.emb_dim));
+  pos_emb = register_module("pos_emb", torch::nn::Embedding(c.context_length, c.emb_dim));
+  drop_emb = register_module("drop_emb", torch::nn::Dropout(c.drop_rate));
+  trf_blocks = register_module("trf_blocks", torch::nn::Sequential());
+  for (int64_t i = 0; i < c.n_layers; ++i) trf_blocks->push_back(TransformerBlock(c));
+  final_norm = register_module("final_norm", LayerNorm(c.emb_dim));
+  out_head = register_module("out_head", torch::nn::Linear(torch::nn::LinearOptions(c.emb_dim, c.vocab_size).bias(false)));
+}
+
+torch::Tensor GPTModelImpl::forward(const torch::Tensor& in_idx) {
+  check_ids(in_idx, config);
+  const int64_t t = in_idx.size(1);
+  auto x = tok_emb(in_idx) + pos_emb(torch::arange(t, in_idx.options()));  // [b, t, emb_dim]
+  x = trf_blocks->forward(drop_emb(x));                                     // [b, t, emb_dim]
+  return out_head(final_norm(x));                                           // [b, t, vocab_size]
+}
+
+DummyGPTModelImpl::DummyGPTModelImpl(const GPTConfig& c) {
+  c.validate();
+  tok_emb = register_module("tok_emb", torch::nn::Embedding(c.vocab_size, c.emb_dim));
+  pos_emb = register_module("pos_emb", torch::nn::Embedding(c.context_length, c.emb_dim));
+  drop_emb = register_module("drop_emb", torch::nn::Dropout(c.drop_rate));
+  out_head = register_module("out_head", torch::nn::Linear(torch::nn::LinearOptions(c.emb_dim, c.vocab_size).bias(false)));
+}
+
+torch::Tensor DummyGPTModelImpl::forward(const torch::Tensor& in_idx) {
+  const int64_t t = in_idx.size(1);
+  const auto x = drop_emb(tok_emb(in_idx) + pos_emb(torch::arange(t, in_idx.options())));  // [b, t, emb_dim]
+  return out_head(x);  // the placeholder blocks and norm pass x through; [b, t, vocab_size]
+}
+
+}  // namespace llm

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include "llm/model/gpt_config.h"
+#include "llm/model/layers.h"
+
+namespace llm {
+
+/// Lesson 4.5: a pre-norm transformer block. Attention, then feed-forward, each
+/// after a LayerNorm, each with dropout on its output and a shortcut around it.
+/// [b, t, emb_dim] -> [b, t, emb_dim].
+struct TransformerBlockImpl : torch::nn::Module {
+  explicit TransformerBlockImpl(const GPTConfig& config);
+  torch::Tensor forward(torch::Tensor x);
+
+  torch::nn::AnyModule att;  // MultiHeadAttention or GroupedQueryAttention
+  FeedForward ff{nullptr};
+  LayerNorm norm1{nullptr}, norm2{nullptr};
+  torch::nn::Dropout drop_shortcut{nullptr};
+};
+TORCH_MODULE(TransformerBlock);
+
+/// Lesson 4.6: the GPT. Token ids [b, t] -> logits [b, t, vocab_size]. Submodules
+/// carry the lesson's names, so the state dict is the PyTorch reference's.
+struct GPTModelImpl : torch::nn::Module {
+  explicit GPTModelImpl(const GPTConfig& config);
+  torch::Tensor forward(const torch::Tensor& in_idx);
+
+  GPTConfig config;
+  torch::nn::Embedding tok_emb{nullptr}, pos_emb{nullptr};
+  torch::nn::Dropout drop_emb{nullptr};
+  torch::nn::Sequential trf_blocks{nullptr};
+  LayerNorm final_norm{nullptr};
+  torch::nn::Linear out_head{nullptr};
+};
+TORCH_MODULE(GPTModel);
+
+/// Lesson 4.1: the placeholder GPT, whose blocks and norm pass their input through.
+struct DummyGPTModelImpl : torch::nn::Module {
+  explicit DummyGPTModelImpl(const GPTConfig& config);
+  torch::Tensor forward(const torch::Tensor& in_idx);
+
+  torch::nn::Embedding tok_emb{nullptr}, pos_emb{nullptr};
+  torch::nn::Dropout drop_emb{nullptr};
+  torch::nn::Linear out_head{nullptr};
+};
+TORCH_MODULE(DummyGPTModel);
+
+}  // namespace llm

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <torch/torch.h>
+
+namespace llm {
+
+/// Lesson 4.2: layer normalisation over the last dimension with a learned scale and
+/// shift, eps 1e-5 and the biased variance. [..., emb_dim] -> [..., emb_dim].
+struct LayerNormImpl : torch::nn::Module {
+  explicit LayerNormImpl(int64_t emb_dim);
+  torch::Tensor forward(const torch::Tensor& x);
+
+  double eps = 1e-5;
+  torch::Tensor scale, shift;  // [emb_dim]
+};
+TORCH_MODULE(LayerNorm);
+
+/// Lesson 4.3: GELU, the tanh approximation GPT-2 was trained with.
+struct GELUImpl : torch::nn::Module {
+  torch::Tensor forward(const torch::Tensor& x);
+};
+TORCH_MODULE(GELU);
+
+/// Lesson 4.3: emb_dim -> 4 * emb_dim -> GELU -> emb_dim, as `layers`.
+struct FeedForwardImpl : torch::nn::Module {
+  explicit FeedForwardImpl(int64_t emb_dim);
+  torch::Tensor forward(const torch::Tensor& x) { return layers->forward(x); }
+
+  torch::nn::Sequential layers{nullptr};
+};
+TORCH_MODULE(FeedForward);
+
+/// Lesson 4.4: five Linear + GELU layers, optionally with shortcut connections, to
+/// show how shortcuts keep gradients from vanishing.
+struct ExampleDeepNeuralNetworkImpl : torch::nn::Module {
+  ExampleDeepNeuralNetworkImpl(const std::vector<int64_t>& layer_sizes, bool use_shortcut);
+  torch::Tensor forward(torch::Tensor x);
+
+  bool use_shortcut;
+  torch::nn::ModuleList layers{nullptr};
+};
+TORCH_MODULE(ExampleDeepNeuralNetwork);
+
+}  // namespace llm

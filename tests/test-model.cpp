@@ -1,0 +1,180 @@
+#include <fstream>
+
+#include "helpers.h"
+#include "llm/io/state_dict.h"
+#include "llm/io/tensor_archive.h"
+#include "llm/model/generate.h"
+#include "llm/model/gpt_model.h"
+#include "llm/util/error.h"
+#include "llm/util/show.h"
+
+using llm::NamedTensors;
+
+namespace {
+
+NamedTensors golden(const std::string& name) { return llm::load_tensors(llm::test::golden("ch04-" + name + ".pt")); }
+const torch::Tensor& get(const NamedTensors& g, const std::string& key) { return llm::find_tensor(g, key, "golden"); }
+int64_t fingerprint_of(const NamedTensors& g, const std::string& key) { return get(g, "fingerprint/" + key).item<int64_t>(); }
+
+llm::GPTConfig config_of(const NamedTensors& g) {
+  const auto i = [&](const char* key) { return get(g, std::string("config/") + key).item<int64_t>(); };
+  llm::GPTConfig c;
+  c.vocab_size = i("vocab_size");
+  c.context_length = i("context_length");
+  c.emb_dim = i("emb_dim");
+  c.n_heads = i("n_heads");
+  c.n_layers = i("n_layers");
+  c.drop_rate = get(g, "config/drop_rate").item<double>();
+  c.qkv_bias = get(g, "config/qkv_bias").item<bool>();
+  c.n_kv_groups = i("n_kv_groups");
+  c.attention = get(g, "config/gqa").item<bool>() ? "gqa" : "mha";
+  return c;
+}
+
+// The reference's sequence: seed, build, draw the input (unless given), forward in
+// training mode, draw grad_output, backward. Weights must be bit-identical
+// (fingerprints), drawn tensors equal, results within 1e-5.
+template <typename Module>
+void check_against_pytorch(const std::string& name, Module module,
+                           const std::function<torch::Tensor()>& draw_input) {
+  const auto g = golden(name);
+  for (const auto& [key, tensor] : llm::state_dict(*module)) {
+    INFO(name << ": same seed, same initial " << key);
+    CHECK(llm::test::fingerprint(tensor) == fingerprint_of(g, key));
+  }
+  const auto x = draw_input();
+  REQUIRE(torch::equal(x.detach(), get(g, "input")));
+  const auto out = module->forward(x);
+  llm::test::check_close(out, get(g, "output"), name + " output");
+  const auto grad_output = torch::randn(out.sizes());
+  REQUIRE(torch::equal(grad_output, get(g, "grad_output")));
+  out.backward(grad_output);
+  if (x.requires_grad()) llm::test::check_close(x.grad(), get(g, "grad/input"), name + " grad/input");
+  for (const auto& p : module->named_parameters()) {
+    llm::test::check_close(p.value().grad(), get(g, "grad/" + p.key()), name + " grad/" + p.key());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("LayerNorm matches PyTorch") {
+  torch::manual_seed(123);
+  check_against_pytorch("layer-norm", llm::LayerNorm(16), [] { return torch::randn({2, 5, 16}).requires_grad_(); });
+}
+
+TEST_CASE("GELU matches PyTorch") {
+  torch::manual_seed(123);
+  check_against_pytorch("gelu", llm::GELU(), [] { return torch::linspace(-3, 3, 100).requires_grad_(); });
+}
+
+TEST_CASE("FeedForward matches PyTorch") {
+  torch::manual_seed(123);
+  check_against_pytorch("feed-forward", llm::FeedForward(16), [] { return torch::rand({2, 3, 16}).requires_grad_(); });
+}
+
+TEST_CASE("TransformerBlock with dropout matches PyTorch") {
+  const auto config = config_of(golden("transformer-block"));
+  torch::manual_seed(123);
+  check_against_pytorch("transformer-block", llm::TransformerBlock(config),
+                        [] { return torch::rand({2, 6, 16}).requires_grad_(); });
+}
+
+TEST_CASE("small GPTs match PyTorch: logits and gradients, both attention kinds, qkv_bias on and off") {
+  for (const std::string name : {"mha", "mha-bias", "gqa", "gqa-bias", "mha-dropout"}) {
+    const auto config = config_of(golden("gpt-small-" + name));
+    torch::manual_seed(123);
+    check_against_pytorch("gpt-small-" + name, llm::GPTModel(config),
+                          [&] { return torch::randint(0, config.vocab_size, {2, 16}, torch::kLong); });
+  }
+}
+
+TEST_CASE("the 124M GPT: same seed, same weights and same greedy tokens as PyTorch") {
+  const auto g = golden("gpt-124m");
+  torch::manual_seed(123);
+  llm::GPTModel model(llm::GPTConfig{});
+  for (const auto& [key, tensor] : llm::state_dict(*model)) {
+    INFO(key);
+    CHECK(llm::test::fingerprint(tensor) == fingerprint_of(g, key));
+  }
+  const int64_t total = llm::parameter_count(*model);
+  CHECK(total == 163'009'536);
+  CHECK(total - model->out_head->weight.numel() == 124'412'160);
+  model->eval();
+  const auto prompt = torch::tensor({{15496, 11, 314, 716}}, torch::kLong);  // "Hello, I am"
+  const auto out = llm::generate_text_simple(model, prompt, /*max_new_tokens=*/10, /*context_size=*/1024);
+  CHECK(torch::equal(out, get(g, "generated")));
+}
+
+TEST_CASE("generation crops the context and works for any batch size") {
+  llm::GPTConfig config;
+  config.vocab_size = 50;
+  config.context_length = 4;
+  config.emb_dim = 8;
+  config.n_heads = 2;
+  config.n_layers = 1;
+  config.drop_rate = 0.0;
+  torch::manual_seed(1);
+  llm::GPTModel model(config);
+  model->eval();
+  const auto prompt = torch::randint(0, 50, {3, 6}, torch::kLong);  // longer than the context
+  const auto out = llm::generate_text_simple(model, prompt, 5, config.context_length);
+  CHECK(out.sizes() == torch::IntArrayRef{3, 11});
+  CHECK(torch::equal(out.slice(1, 0, 6), prompt));
+  // Each row alone gives the same tokens as in the batch.
+  for (int64_t r = 0; r < 3; ++r) {
+    CHECK(torch::equal(llm::generate_text_simple(model, prompt.slice(0, r, r + 1), 5, 4), out.slice(0, r, r + 1)));
+  }
+  CHECK_THROWS_WITH(llm::generate_text_simple(model, torch::empty({1, 0}, torch::kLong), 5, 4),
+                    Catch::Contains("at least one token"));
+  CHECK_THROWS_WITH(model->forward(torch::full({1, 2}, 50, torch::kLong)), Catch::Contains("token ids must be in 0..49"));
+}
+
+TEST_CASE("configs load with validation that names the file and the key") {
+  const auto c = llm::load_gpt_config("configs/gpt2-small.json");
+  CHECK(c.emb_dim == 768);
+  CHECK(c.n_layers == 12);
+  CHECK(llm::load_gpt_config("configs/gpt2-xl.json").emb_dim == 1600);
+  CHECK(llm::load_gpt_config("configs/gpt2-small-256.json").context_length == 256);
+  CHECK(llm::load_gpt_config("configs/tiny-gqa.json").attention == "gqa");
+  const auto rejects = [](const std::string& json, const std::string& message) {
+    CHECK_THROWS_WITH(llm::parse_gpt_config(json, "x.json"), Catch::Contains(message));
+  };
+  rejects("{\"emb_dim\": 768, \"n_heads\": 5}", "config 'x.json': n_heads (5) must divide emb_dim (768)");
+  rejects("{\"n_layers\": 0}", "n_layers must be positive, got 0");
+  rejects("{\"emb_dim\": \"big\"}", "emb_dim must be an integer, got \"big\"");
+  rejects("{\"emb_dims\": 3}", "unknown key 'emb_dims'");
+  rejects("{\"attention\": \"gqa\", \"n_kv_groups\": 5}", "n_kv_groups (5) must divide n_heads (12)");
+  rejects("{\"attention\": \"flash\"}", "attention must be \"mha\" or \"gqa\"");
+  rejects("{\"drop_rate\": 1.5}", "drop_rate must be in [0, 1)");
+  rejects("[1]", "expected a JSON object");
+  rejects("{", "not valid JSON");
+  CHECK_THROWS_WITH(llm::load_gpt_config("configs/nope.json"), Catch::Contains("nope.json': not found"));
+}
+
+TEST_CASE("state dicts move both ways by the PyTorch names") {
+  const auto g = golden("gpt-small-mha");
+  const auto config = config_of(g);
+  torch::manual_seed(5);
+  llm::GPTModel model(config);
+  const auto dir = llm::test::temp_dir("state-dict");
+  llm::save_tensors(dir / "model.pt", llm::state_dict(*model));
+  torch::manual_seed(6);
+  llm::GPTModel other(config);
+  llm::load_state_dict(*other, llm::load_tensors(dir / "model.pt"), "model.pt");
+  const auto ids = torch::randint(0, config.vocab_size, {2, 8}, torch::kLong);
+  model->eval();
+  other->eval();
+  CHECK(torch::equal(model->forward(ids), other->forward(ids)));
+  const auto keys = llm::state_dict(*model);
+  CHECK(keys.front().first == "tok_emb.weight");
+  CHECK(keys.back().first == "out_head.weight");
+  CHECK_NOTHROW(llm::find_tensor(keys, "trf_blocks.1.ff.layers.2.bias", "model"));
+  CHECK_NOTHROW(llm::find_tensor(keys, "trf_blocks.0.att.mask", "model"));
+
+  auto gqa_config = config;
+  gqa_config.attention = "gqa";
+  gqa_config.n_kv_groups = 2;
+  llm::GPTModel gqa(gqa_config);
+  CHECK_THROWS_WITH(llm::load_state_dict(*gqa, llm::load_tensors(dir / "model.pt"), "model.pt"),
+                    Catch::Contains("'trf_blocks.0.att.W_key.weight' has shape [64, 64], expected [32, 64]"));
+}

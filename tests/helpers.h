@@ -66,14 +66,3 @@ inline void check_close(const torch::Tensor& actual, const torch::Tensor& expect
 
 }  // namespace llm::test
 
-namespace llm::test {
-
-/// scripts/reference/gpt.py's fingerprint: the sum of bits[i] * (i * 2654435761 + 1)
-/// over a float32 tensor's bits, wrapping in int64, computed by the same ATen kernels.
-inline int64_t fingerprint(const torch::Tensor& t) {
-  const auto bits = t.detach().contiguous().flatten().view(torch::kInt32).to(torch::kLong);
-  const auto weights = torch::arange(bits.numel(), torch::kLong) * static_cast<int64_t>(2654435761) + 1;
-  return (bits * weights).sum().item<int64_t>();
-}
-
-}  // namespace llm::test

@@ -36,7 +36,7 @@ TEST_CASE("load_tensors names the file that is not a tensor archive") {
   CHECK_THROWS_WITH(llm::load_tensors(dir / "missing.pt"), Catch::Contains("missing.pt': not found"));
   const std::vector<char> list = torch::pickle_save(c10::List<int64_t>({1, 2}));
   write(dir / "list.pt", std::string(list.begin(), list.end()));
-  CHECK_THROWS_WITH(llm::load_tensors(dir / "list.pt"), Catch::Contains("expected a dict of tensors"));
+  CHECK_THROWS_WITH(llm::load_tensors(dir / "list.pt"), Catch::Contains("list.pt': "));
 }
 
 TEST_CASE("read_text_file rejects missing, empty, non-regular and non-UTF-8 files") {
@@ -64,4 +64,26 @@ TEST_CASE("write_file_atomic replaces the file whole and fails cleanly") {
   CHECK(llm::read_file(dir / "f") == "second");
   CHECK_THROWS_WITH(llm::write_file_atomic(dir / "no-such-dir" / "f", "x"), Catch::Contains("does not exist"));
   CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+}
+
+TEST_CASE("load_tensors reads what torch.save writes: OrderedDict state dicts, views, dtypes") {
+  // torch.save(nn.Sequential(nn.Linear(4, 3), nn.LayerNorm(3)).state_dict()) after torch.manual_seed(123)
+  const auto state = llm::load_tensors(llm::test::golden("io-state-dict.pt"));
+  REQUIRE(state.size() == 4);
+  CHECK(state[0].first == "0.weight");
+  CHECK(state[3].first == "1.bias");
+  torch::manual_seed(123);
+  torch::nn::Linear linear(4, 3);
+  CHECK(torch::equal(state[0].second, linear->weight));
+  CHECK(torch::equal(state[1].second, linear->bias));
+  CHECK(torch::equal(state[2].second, torch::ones(3)));
+
+  const auto views = llm::load_tensors(llm::test::golden("io-views.pt"));
+  const auto w = torch::arange(12, torch::kFloat).view({3, 4});
+  CHECK(torch::equal(llm::find_tensor(views, "transposed", "views"), w.t()));
+  CHECK(torch::equal(llm::find_tensor(views, "row", "views"), w[1]));
+  CHECK(torch::equal(llm::find_tensor(views, "ints", "views"), torch::arange(5, torch::kLong)));
+  CHECK(llm::find_tensor(views, "half", "views").scalar_type() == torch::kHalf);
+  CHECK(torch::equal(llm::find_tensor(views, "flags", "views"), torch::tensor({true, false})));
+  CHECK(llm::find_tensor(views, "scalar", "views").item<double>() == 2.5);
 }

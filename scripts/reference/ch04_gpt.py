@@ -5,7 +5,7 @@ C++ side rebuilds them from the seed. The 124M GPT: fingerprints of every parame
 the ids of 10 greedy tokens after "Hello, I am"."""
 import torch
 
-from common import save_golden
+from common import GOLDEN, save_golden
 from gpt import FeedForward, GELU, GPTModel, LayerNorm, TransformerBlock, fingerprint, generate_text_simple
 
 
@@ -53,6 +53,16 @@ def main():
         model = GPTModel(cfg)
         ids = torch.randint(0, cfg["vocab_size"], (2, 16))
         save_golden(f"ch04-gpt-small-{name}", record(model, ids, 123) | config_tensors(cfg))
+
+    # What torch.save writes for state dicts (an OrderedDict with _metadata) and for
+    # views that share a storage, for the C++ archive reader.
+    torch.manual_seed(123)
+    torch.save(torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.LayerNorm(3)).state_dict(),
+               GOLDEN / "io-state-dict.pt")
+    w = torch.arange(12.0).reshape(3, 4)
+    torch.save({"transposed": w.t(), "row": w[1], "ints": torch.arange(5), "half": torch.ones(2, dtype=torch.float16),
+                "flags": torch.tensor([True, False]), "scalar": torch.tensor(2.5, dtype=torch.float64)},
+               GOLDEN / "io-views.pt")
 
     cfg = dict(vocab_size=50257, context_length=1024, emb_dim=768, n_heads=12, n_layers=12, drop_rate=0.1,
                qkv_bias=False)

@@ -16,6 +16,7 @@ import torch
 
 import attention
 import ch02_simple_tokenizer as simple
+import gpt
 
 STEPS = {}
 
@@ -98,6 +99,60 @@ def attention_run(saved, seed):
     return {k: v for k, v in run.items() if k in saved and k not in ("kind", "seed") and not k.startswith("config/")}
 
 
+@step("ch04-04-shortcuts", ["grad_means_without", "grad_means_with"])
+def shortcuts(saved, seed):
+    out = {}
+    for shortcut in (False, True):
+        torch.manual_seed(seed)
+        model = gpt.ExampleDeepNeuralNetwork([3, 3, 3, 3, 3, 1], use_shortcut=shortcut)
+        loss = torch.nn.MSELoss()(model(torch.tensor([[1.0, 0.0, -1.0]])), torch.tensor([[0.0]]))
+        loss.backward()
+        means = [p.grad.abs().mean().item() for name, p in model.named_parameters() if "weight" in name]
+        out["grad_means_with" if shortcut else "grad_means_without"] = torch.tensor(means, dtype=torch.float64)
+    return out
+
+
+def model_run(saved, seed):
+    """Replays a chapter-4 run in PyTorch, step by step as the executable ran it."""
+    kind = bytes(saved["kind"].tolist()).decode()
+    cfg = gpt.config_from(saved)
+    torch.manual_seed(seed)
+    if kind == "dummy_gpt":
+        model = gpt.DummyGPTModel(cfg)
+        return {"logits": model(saved["inputs"])}
+    if kind == "layer_norm":
+        batch_example = torch.randn(2, 5)
+        layer = torch.nn.Sequential(torch.nn.Linear(5, 6), torch.nn.ReLU())
+        out = layer(batch_example)
+        mean, var = out.mean(dim=-1, keepdim=True), out.var(dim=-1, keepdim=True, unbiased=False)
+        out_ln = gpt.LayerNorm(5)(batch_example)
+        ln_model = gpt.LayerNorm(cfg["emb_dim"])
+        x = torch.rand(2, 3, cfg["emb_dim"])
+        return {"batch_example": batch_example, "out": out, "out_norm": (out - mean) / torch.sqrt(var),
+                "out_ln": out_ln, "x": x, "y": ln_model(x)}
+    if kind == "feed_forward":
+        points = torch.linspace(-3, 3, 7)
+        ff = gpt.FeedForward(cfg)
+        x = torch.rand(2, 3, cfg["emb_dim"])
+        return {"points": points, "gelu": gpt.GELU()(points), "input": x, "output": ff(x)} | gpt.fingerprints(ff)
+    if kind == "transformer_block":
+        x = torch.rand(2, 4, cfg["emb_dim"])
+        block = gpt.TransformerBlock(cfg)
+        return {"input": x, "output": block(x)} | gpt.fingerprints(block)
+    if kind == "gpt_model":
+        model = gpt.GPTModel(cfg)
+        if bool(saved["eval"]):
+            model.eval()
+        return {"logits": model(saved["inputs"])} | gpt.fingerprints(model)
+    if kind == "generate":
+        model = gpt.GPTModel(cfg)
+        model.eval()
+        new_tokens = saved["generated"].shape[1] - saved["prompt"].shape[1]
+        generated = gpt.generate_text_simple(model, saved["prompt"], new_tokens, cfg["context_length"])
+        return {"generated": generated} | gpt.fingerprints(model)
+    sys.exit(f"compare: unknown kind '{kind}'")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file")
@@ -114,8 +169,9 @@ def main():
     if not isinstance(saved, dict):
         sys.exit(f"compare: {args.file}: expected a dict of tensors, got {type(saved).__name__}")
     seed = int(saved["seed"]) if "seed" in saved else args.seed
-    if args.step is None and "kind" in saved:  # an attention module's run (chapter 3)
-        name, rebuild = bytes(saved["kind"].tolist()).decode(), attention_run
+    if args.step is None and "kind" in saved:  # a module's run (chapters 3 and 4)
+        name = bytes(saved["kind"].tolist()).decode()
+        rebuild = attention_run if name in attention.KINDS else model_run
     else:
         keys = set(saved) - {"seed"}
         name = args.step or next((n for n, (k, _) in STEPS.items() if k == keys or
@@ -127,12 +183,15 @@ def main():
     worst = 0.0
     print(f"{args.file}: {name}")
     for key, want in expected.items():
-        got = saved[key]
+        got, want = saved[key], want.detach()
         if got.shape != want.shape:
             print(f"  {key:<20} shape {tuple(got.shape)} != PyTorch's {tuple(want.shape)}  NOT OK")
             worst = float("inf")
             continue
-        diff = (got.double() - want.double()).abs().max().item() if got.numel() else 0.0
+        if not (got.is_floating_point() or want.is_floating_point()):  # ids, fingerprints: exactly equal
+            diff = 0.0 if torch.equal(got, want.to(got.dtype)) else float("inf")
+        else:
+            diff = (got.double() - want.double()).abs().max().item() if got.numel() else 0.0
         worst = max(worst, diff)
         print(f"  {key:<20} max |diff| {diff:.3g}  {'OK' if diff <= args.tol else 'NOT OK'}")
     sys.exit(0 if worst <= args.tol else 1)

@@ -103,3 +103,45 @@ def fingerprint(t):
 
 CONFIG_KEYS = ["vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", "drop_rate", "qkv_bias",
                "n_kv_groups"]
+
+
+class DummyGPTModel(nn.Module):
+    """Lesson 4.1's placeholder: blocks and norm pass their input through."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.tok_emb = nn.Embedding(cfg["vocab_size"], cfg["emb_dim"])
+        self.pos_emb = nn.Embedding(cfg["context_length"], cfg["emb_dim"])
+        self.drop_emb = nn.Dropout(cfg["drop_rate"])
+        self.out_head = nn.Linear(cfg["emb_dim"], cfg["vocab_size"], bias=False)
+
+    def forward(self, in_idx):
+        batch_size, seq_len = in_idx.shape
+        x = self.drop_emb(self.tok_emb(in_idx) + self.pos_emb(torch.arange(seq_len, device=in_idx.device)))
+        return self.out_head(x)
+
+
+class ExampleDeepNeuralNetwork(nn.Module):
+    def __init__(self, layer_sizes, use_shortcut):
+        super().__init__()
+        self.use_shortcut = use_shortcut
+        self.layers = nn.ModuleList([nn.Sequential(nn.Linear(layer_sizes[i], layer_sizes[i + 1]), GELU())
+                                     for i in range(len(layer_sizes) - 1)])
+
+    def forward(self, x):
+        for layer in self.layers:
+            layer_output = layer(x)
+            x = x + layer_output if self.use_shortcut and x.shape == layer_output.shape else layer_output
+        return x
+
+
+def config_from(saved):
+    """A GPT config dict from an archive's config/* entries."""
+    cfg = {k: saved[f"config/{k}"].item() for k in CONFIG_KEYS}
+    cfg["qkv_bias"] = bool(cfg["qkv_bias"])
+    cfg["attention"] = "gqa" if bool(saved["config/gqa"]) else "mha"
+    return cfg
+
+
+def fingerprints(module):
+    return {f"fingerprint/{k}": fingerprint(v) for k, v in module.state_dict().items()}

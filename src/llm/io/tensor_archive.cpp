@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "llm/io/torch_pickle.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 
@@ -19,30 +20,9 @@ void save_tensors(const std::filesystem::path& path, const NamedTensors& tensors
 }
 
 NamedTensors load_tensors(const std::filesystem::path& path) {
-  const std::string bytes = read_file(path);
-  torch::IValue value;
-  try {
-    value = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
-  } catch (const std::exception& e) {
-    throw Error(fmt::format("archive '{}': not a torch.save archive ({})", path.string(),
-                            std::string(e.what()).substr(0, std::string(e.what()).find('\n'))));
-  }
-  if (!value.isGenericDict()) {
-    throw Error(fmt::format("archive '{}': expected a dict of tensors, got {}", path.string(), value.tagKind()));
-  }
-  NamedTensors tensors;
-  for (const auto& entry : value.toGenericDict()) {
-    if (!entry.key().isString()) {
-      throw Error(fmt::format("archive '{}': a key is a {}, expected a string", path.string(), entry.key().tagKind()));
-    }
-    const std::string name = entry.key().toStringRef();
-    if (!entry.value().isTensor()) {
-      throw Error(fmt::format("archive '{}': '{}' is a {}, expected a tensor", path.string(), name,
-                              entry.value().tagKind()));
-    }
-    tensors.emplace_back(name, entry.value().toTensor());
-  }
-  return tensors;
+  // torch::pickle_load cannot read torch.save(model.state_dict()) (an OrderedDict),
+  // so the archive is read by the project's own reader of that format.
+  return read_torch_archive(read_file(path), path.string());
 }
 
 const torch::Tensor& find_tensor(const NamedTensors& tensors, const std::string& name, const std::string& what) {

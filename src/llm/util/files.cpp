@@ -142,4 +142,6 @@ fs::path data_file(std::string_view name) {
   return fs::path(dir != nullptr && *dir != '\0' ? dir : LLM_DEFAULT_DATA_DIR) / fs::path(name);
 }
 
+fs::path config_file(std::string_view name) { return fs::path(LLM_DEFAULT_CONFIG_DIR) / fs::path(name); }
+
 }  // namespace llm

@@ -25,4 +25,7 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 /// project's data/ folder.
 std::filesystem::path data_file(std::string_view name);
 
+/// A file of the project's configs/ folder.
+std::filesystem::path config_file(std::string_view name);
+
 }  // namespace llm

@@ -1,0 +1,27 @@
+// Lesson 4.1: the GPT's skeleton, with placeholder blocks and norm: token ids in,
+// one row of vocabulary logits per position out.
+#include <fmt/format.h>
+
+#include "llm/model/model_flags.h"
+#include "llm/util/cli.h"
+#include "llm/util/show.h"
+
+int main(int argc, char** argv) {
+  auto options = llm::cli::options("ch04-01-dummy-gpt", "The placeholder GPT of lesson 4.1");
+  llm::add_config_flag(options);
+
+  return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto config = llm::config_from_flags(args);
+    const auto tokenizer = llm::BpeTokenizer::gpt2();
+    const auto batch = torch::cat({llm::text_to_token_ids(tokenizer, "Every effort moves you"),
+                                   llm::text_to_token_ids(tokenizer, "Every day holds a")});  // [2, 4]
+    llm::DummyGPTModel model(config);
+    const auto logits = model->forward(batch);  // [2, 4, vocab_size]
+    fmt::print("Token ids:\n{}\nLogits {}:\n{}\n", llm::show(batch), llm::shape(logits), llm::show(logits));
+    if (args.count("save-outputs") != 0) {
+      auto archive = llm::model_header("dummy_gpt", args, config);
+      archive.insert(archive.end(), {{"inputs", batch}, {"logits", logits}});
+      llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
+    }
+  });
+}

@@ -1,0 +1,34 @@
+// Lesson 4.4: gradients vanish through a deep stack of layers; shortcut connections
+// carry them back. Prints the mean absolute gradient of each layer's weights.
+#include <fmt/format.h>
+
+#include "llm/io/tensor_archive.h"
+#include "llm/model/layers.h"
+#include "llm/util/cli.h"
+
+int main(int argc, char** argv) {
+  auto options = llm::cli::options("ch04-04-shortcuts", "Mean absolute gradients with and without shortcuts");
+  return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const std::vector<int64_t> layer_sizes = {3, 3, 3, 3, 3, 1};
+    const auto sample_input = torch::tensor({{1.0, 0.0, -1.0}});
+    llm::NamedTensors archive;
+    for (const bool shortcut : {false, true}) {
+      torch::manual_seed(args["seed"].as<uint64_t>());  // the lesson seeds each model the same way
+      llm::ExampleDeepNeuralNetwork model(layer_sizes, shortcut);
+      const auto output = model->forward(sample_input);
+      torch::nn::functional::mse_loss(output, torch::tensor({{0.0}})).backward();
+      fmt::print("{} shortcuts:\n", shortcut ? "With" : "Without");
+      std::vector<double> means;
+      for (const auto& p : model->named_parameters()) {
+        if (p.key().find("weight") == std::string::npos) continue;
+        means.push_back(p.value().grad().abs().mean().item<double>());
+        fmt::print("  {} has gradient mean of {}\n", p.key(), means.back());
+      }
+      archive.emplace_back(shortcut ? "grad_means_with" : "grad_means_without", torch::tensor(means));
+    }
+    if (args.count("save-outputs") != 0) {
+      archive.emplace_back("seed", torch::tensor(static_cast<int64_t>(args["seed"].as<uint64_t>())));
+      llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
+    }
+  });
+}

@@ -1,0 +1,28 @@
+// Lesson 4.5: the transformer block: pre-norm attention and feed-forward, each with
+// dropout on its output and a shortcut around it. Shape in = shape out.
+#include <fmt/format.h>
+
+#include "llm/model/model_flags.h"
+#include "llm/util/cli.h"
+#include "llm/util/show.h"
+
+int main(int argc, char** argv) {
+  auto options = llm::cli::options("ch04-05-transformer-block", "One transformer block of the --config GPT");
+  llm::add_config_flag(options);
+
+  return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto config = llm::config_from_flags(args);
+    const auto x = torch::rand({2, 4, config.emb_dim});  // drawn first, as in the lesson
+    llm::TransformerBlock block(config);
+    const auto output = block(x);  // [2, 4, emb_dim]
+    fmt::print("Input shape: {}\nOutput shape: {}\nParameters: {}\n", llm::shape(x), llm::shape(output),
+               llm::parameter_count(*block));
+    if (args.count("save-outputs") != 0) {
+      auto archive = llm::model_header("transformer_block", args, config);
+      archive.insert(archive.end(), {{"input", x}, {"output", output}});
+      const auto prints = llm::fingerprints(*block);
+      archive.insert(archive.end(), prints.begin(), prints.end());
+      llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
+    }
+  });
+}

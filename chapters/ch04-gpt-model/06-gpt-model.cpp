@@ -1,0 +1,39 @@
+// Lesson 4.6: the GPT model: its logits for a batch, its parameter count (with and
+// without the output head, which GPT-2 ties to the token embedding) and its size.
+#include <fmt/format.h>
+
+#include "llm/model/model_flags.h"
+#include "llm/util/cli.h"
+#include "llm/util/show.h"
+
+int main(int argc, char** argv) {
+  auto options = llm::cli::options("ch04-06-gpt-model", "The GPT model of --config");
+  llm::add_model_flags(options);
+  options.add_options()("eval", "Run in evaluation mode (no dropout)");
+
+  return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto tokenizer = llm::BpeTokenizer::gpt2();
+    const auto batch = torch::cat({llm::text_to_token_ids(tokenizer, "Every effort moves you"),
+                                   llm::text_to_token_ids(tokenizer, "Every day holds a")});  // [2, 4]
+    auto model = llm::model_from_flags(args);
+    if (args.count("eval") != 0) model->eval();
+    const auto logits = model->forward(batch);  // [2, 4, vocab_size]
+    fmt::print("Input batch:\n{}\nOutput shape: {}\n{}\n", llm::show(batch), llm::shape(logits), llm::show(logits));
+
+    const int64_t total = llm::parameter_count(*model);
+    const int64_t head = model->out_head->weight.numel();
+    fmt::print("Total parameters: {}\n", total);
+    fmt::print("Token embedding {}, output head {}\n", llm::shape(model->tok_emb->weight),
+               llm::shape(model->out_head->weight));
+    fmt::print("Parameters with the output head tied to the token embedding: {}\n", total - head);
+    fmt::print("Size at float32: {:.2f} MB\n", static_cast<double>(total) * 4 / (1024.0 * 1024.0));
+    llm::save_state_dict_flag(args, model);
+    if (args.count("save-outputs") != 0) {
+      auto archive = llm::model_header("gpt_model", args, model->config);
+      archive.insert(archive.end(), {{"inputs", batch}, {"logits", logits}, {"eval", torch::tensor(args.count("eval") != 0)}});
+      const auto prints = llm::fingerprints(*model);
+      archive.insert(archive.end(), prints.begin(), prints.end());
+      llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
+    }
+  });
+}

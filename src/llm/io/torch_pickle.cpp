@@ -1,0 +1,316 @@
+#include "llm/io/torch_pickle.h"
+
+#include <caffe2/serialize/in_memory_adapter.h>
+#include <caffe2/serialize/inline_container.h>
+#include <fmt/format.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <variant>
+
+#include "llm/util/error.h"
+
+namespace llm {
+namespace {
+
+struct Value;
+using Ref = std::shared_ptr<Value>;
+
+// The Python objects a state-dict pickle builds. Lists, tuples and dicts hold
+// references because memoised objects are shared and filled in place.
+struct Value {
+  enum class Kind { None, Bool, Int, Float, Str, Tuple, List, Dict, Global, Tensor, Mark } kind = Kind::None;
+  int64_t i = 0;
+  double f = 0;
+  std::string s;            // Str, and Global as "module.name"
+  std::vector<Ref> items;   // Tuple, List; Dict as key, value, key, value, ...
+  torch::Tensor tensor;
+};
+
+Ref make(Value::Kind kind) {
+  auto v = std::make_shared<Value>();
+  v->kind = kind;
+  return v;
+}
+
+class Unpickler {
+ public:
+  Unpickler(const std::string& source, caffe2::serialize::PyTorchStreamReader& zip) : source_(source), zip_(zip) {}
+
+  Ref load(const char* data, size_t size) {
+    data_ = data;
+    size_ = size;
+    pos_ = 0;
+    for (;;) {
+      const auto op = static_cast<uint8_t>(byte());
+      switch (op) {
+        case 0x80: byte(); break;  // PROTO
+        case '.': return pop();     // STOP
+        case 'c': {                 // GLOBAL
+          auto g = make(Value::Kind::Global);
+          g->s = line();  // the module, then the name: two statements, as operands may run in any order
+          g->s += "." + line();
+          stack_.push_back(g);
+          break;
+        }
+        case 'q': memo_[static_cast<uint8_t>(byte())] = stack_.back(); break;  // BINPUT
+        case 'r': memo_[uint(4)] = stack_.back(); break;                       // LONG_BINPUT
+        case 'h': stack_.push_back(memo(static_cast<uint8_t>(byte()))); break;  // BINGET
+        case 'j': stack_.push_back(memo(uint(4))); break;                      // LONG_BINGET
+        case '(': stack_.push_back(make(Value::Kind::Mark)); break;
+        case ')': stack_.push_back(make(Value::Kind::Tuple)); break;
+        case 't': {
+          auto t = make(Value::Kind::Tuple);
+          t->items = pop_to_mark();
+          stack_.push_back(t);
+          break;
+        }
+        case 0x85: case 0x86: case 0x87: {  // TUPLE1..3
+          auto t = make(Value::Kind::Tuple);
+          t->items.resize(op - 0x84);
+          for (auto it = t->items.rbegin(); it != t->items.rend(); ++it) *it = pop();
+          stack_.push_back(t);
+          break;
+        }
+        case '}': stack_.push_back(make(Value::Kind::Dict)); break;
+        case ']': stack_.push_back(make(Value::Kind::List)); break;
+        case 's': {  // SETITEM
+          auto value = pop();
+          auto key = pop();
+          expect(stack_.back(), Value::Kind::Dict, "SETITEM")->items.insert(stack_.back()->items.end(), {key, value});
+          break;
+        }
+        case 'u': {  // SETITEMS
+          auto items = pop_to_mark();
+          auto& dict = expect(stack_.back(), Value::Kind::Dict, "SETITEMS")->items;
+          dict.insert(dict.end(), items.begin(), items.end());
+          break;
+        }
+        case 'a': {  // APPEND
+          auto value = pop();
+          expect(stack_.back(), Value::Kind::List, "APPEND")->items.push_back(value);
+          break;
+        }
+        case 'e': {  // APPENDS
+          auto items = pop_to_mark();
+          auto& list = expect(stack_.back(), Value::Kind::List, "APPENDS")->items;
+          list.insert(list.end(), items.begin(), items.end());
+          break;
+        }
+        case 'K': push_int(static_cast<uint8_t>(byte())); break;  // BININT1
+        case 'M': push_int(static_cast<int64_t>(uint(2))); break;  // BININT2
+        case 'J': push_int(static_cast<int32_t>(uint(4))); break;  // BININT
+        case 0x8a: {                                               // LONG1
+          const auto n = static_cast<uint8_t>(byte());
+          if (n > 8) fail("an integer wider than 64 bits");
+          uint64_t v = 0;
+          for (int k = 0; k < n; ++k) v |= static_cast<uint64_t>(static_cast<uint8_t>(byte())) << (8 * k);
+          if (n > 0 && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~uint64_t{0} << (8 * n);  // sign-extend
+          push_int(static_cast<int64_t>(v));
+          break;
+        }
+        case 'G': {  // BINFLOAT, big-endian
+          uint64_t bits = 0;
+          for (int k = 0; k < 8; ++k) bits = (bits << 8) | static_cast<uint8_t>(byte());
+          auto v = make(Value::Kind::Float);
+          std::memcpy(&v->f, &bits, sizeof bits);
+          stack_.push_back(v);
+          break;
+        }
+        case 'X': case 0x8c: {  // BINUNICODE, SHORT_BINUNICODE
+          const size_t n = op == 'X' ? uint(4) : static_cast<uint8_t>(byte());
+          auto v = make(Value::Kind::Str);
+          v->s = bytes(n);
+          stack_.push_back(v);
+          break;
+        }
+        case 'N': stack_.push_back(make(Value::Kind::None)); break;
+        case 0x88: case 0x89: {
+          auto v = make(Value::Kind::Bool);
+          v->i = op == 0x88;
+          stack_.push_back(v);
+          break;
+        }
+        case 'Q': stack_.push_back(persistent_load(pop())); break;  // BINPERSID
+        case 'R': {                                                  // REDUCE
+          auto args = pop();
+          auto callable = pop();
+          stack_.push_back(reduce(callable, args));
+          break;
+        }
+        case 'b': {  // BUILD: the state of an OrderedDict is its _metadata, which is not needed
+          pop();
+          if (stack_.back()->kind != Value::Kind::Dict) fail("BUILD of an object other than a dict");
+          break;
+        }
+        default:
+          fail(fmt::format("pickle opcode 0x{:02x} at byte {}", op, pos_ - 1));
+      }
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(fmt::format("archive '{}': unsupported content ({})", source_, what));
+  }
+  char byte() {
+    if (pos_ >= size_) fail("the pickle ends early");
+    return data_[pos_++];
+  }
+  std::string bytes(size_t n) {
+    if (n > size_ - pos_) fail("the pickle ends early");
+    std::string out(data_ + pos_, n);
+    pos_ += n;
+    return out;
+  }
+  uint32_t uint(int n) {
+    uint32_t v = 0;
+    for (int k = 0; k < n; ++k) v |= static_cast<uint32_t>(static_cast<uint8_t>(byte())) << (8 * k);
+    return v;
+  }
+  std::string line() {
+    std::string out;
+    for (char c; (c = byte()) != '\n';) out += c;
+    return out;
+  }
+  void push_int(int64_t i) {
+    auto v = make(Value::Kind::Int);
+    v->i = i;
+    stack_.push_back(v);
+  }
+  Ref pop() {
+    if (stack_.empty()) fail("the pickle's stack is empty");
+    auto v = stack_.back();
+    stack_.pop_back();
+    return v;
+  }
+  std::vector<Ref> pop_to_mark() {
+    std::vector<Ref> items;
+    while (pop_kind_not(Value::Kind::Mark)) items.push_back(pop());
+    pop();
+    return {items.rbegin(), items.rend()};
+  }
+  bool pop_kind_not(Value::Kind kind) {
+    if (stack_.empty()) fail("a MARK is missing");
+    return stack_.back()->kind != kind;
+  }
+  Ref memo(uint32_t key) {
+    const auto it = memo_.find(key);
+    if (it == memo_.end()) fail(fmt::format("memo {} is not set", key));
+    return it->second;
+  }
+  Ref expect(const Ref& v, Value::Kind kind, const char* op) {
+    if (v->kind != kind) fail(fmt::format("{} on the wrong kind of object", op));
+    return v;
+  }
+  const Ref& arg(const Ref& args, size_t i, Value::Kind kind) {
+    if (args->kind != Value::Kind::Tuple || i >= args->items.size() || args->items[i]->kind != kind) {
+      fail("unexpected arguments when rebuilding a tensor");
+    }
+    return args->items[i];
+  }
+  std::vector<int64_t> ints(const Ref& tuple) {
+    std::vector<int64_t> out;
+    for (const auto& item : tuple->items) {
+      if (item->kind != Value::Kind::Int) fail("a tensor size or stride that is not an integer");
+      out.push_back(item->i);
+    }
+    return out;
+  }
+
+  Ref persistent_load(const Ref& pid) {
+    // ('storage', torch.<Type>Storage, key, location, numel)
+    if (pid->kind != Value::Kind::Tuple || pid->items.size() < 5) fail("a persistent id that is not a storage");
+    static const std::map<std::string, torch::ScalarType> kTypes = {
+        {"torch.FloatStorage", torch::kFloat},   {"torch.DoubleStorage", torch::kDouble},
+        {"torch.HalfStorage", torch::kHalf},     {"torch.BFloat16Storage", torch::kBFloat16},
+        {"torch.LongStorage", torch::kLong},     {"torch.IntStorage", torch::kInt},
+        {"torch.ShortStorage", torch::kShort},   {"torch.CharStorage", torch::kChar},
+        {"torch.ByteStorage", torch::kByte},     {"torch.BoolStorage", torch::kBool}};
+    const auto& type = pid->items[1];
+    const auto it = type->kind == Value::Kind::Global ? kTypes.find(type->s) : kTypes.end();
+    if (it == kTypes.end()) fail("a storage of an unknown type");
+    const std::string key = arg(pid, 2, Value::Kind::Str)->s;
+    const int64_t numel = arg(pid, 4, Value::Kind::Int)->i;
+    const std::string record = "data/" + key;
+    if (!zip_.hasRecord(record)) fail(fmt::format("storage '{}' is missing", record));
+    auto [data, size] = zip_.getRecord(record);
+    const auto element = static_cast<int64_t>(c10::elementSize(it->second));
+    if (numel < 0 || static_cast<int64_t>(size) < numel * element) fail(fmt::format("storage '{}' is short", record));
+    auto v = make(Value::Kind::Tensor);
+    v->tensor = torch::from_blob(data.get(), {numel}, torch::TensorOptions(it->second)).clone();
+    return v;
+  }
+
+  Ref reduce(const Ref& callable, const Ref& args) {
+    if (callable->kind != Value::Kind::Global) fail("a call of something other than a known function");
+    if (callable->s == "collections.OrderedDict") return make(Value::Kind::Dict);
+    // torch::pickle_save tags typed containers: restore_type_tag(obj, "Dict[str, Tensor]").
+    if (callable->s == "torch.jit._pickle.restore_type_tag") {
+      if (args->kind != Value::Kind::Tuple || args->items.empty()) fail("restore_type_tag without an object");
+      return args->items[0];
+    }
+    if (callable->s == "torch._utils._rebuild_tensor_v2") {
+      const auto& storage = arg(args, 0, Value::Kind::Tensor)->tensor;
+      const int64_t offset = arg(args, 1, Value::Kind::Int)->i;
+      const auto size = ints(arg(args, 2, Value::Kind::Tuple));
+      const auto stride = ints(arg(args, 3, Value::Kind::Tuple));
+      int64_t extent = offset;  // the last element the view reaches
+      for (size_t d = 0; d < size.size() && d < stride.size(); ++d) {
+        if (size[d] < 0 || stride[d] < 0) fail("a negative size or stride");
+        if (size[d] == 0) extent = -1;
+        if (extent >= 0) extent += (size[d] - 1) * stride[d];
+      }
+      if (size.size() != stride.size() || offset < 0 || extent >= storage.numel()) {
+        fail("a tensor view outside its storage");
+      }
+      auto v = make(Value::Kind::Tensor);
+      v->tensor = storage.as_strided(size, stride, offset);
+      return v;
+    }
+    if (callable->s == "torch._utils._rebuild_parameter") {
+      auto v = make(Value::Kind::Tensor);
+      v->tensor = arg(args, 0, Value::Kind::Tensor)->tensor;
+      return v;
+    }
+    fail(fmt::format("a call of {}", callable->s));
+  }
+
+  const std::string& source_;
+  caffe2::serialize::PyTorchStreamReader& zip_;
+  const char* data_ = nullptr;
+  size_t size_ = 0, pos_ = 0;
+  std::vector<Ref> stack_;
+  std::map<uint32_t, Ref> memo_;
+};
+
+}  // namespace
+
+NamedTensors read_torch_archive(const std::string& bytes, const std::string& source) {
+  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> zip;
+  try {
+    zip = std::make_unique<caffe2::serialize::PyTorchStreamReader>(
+        std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(), bytes.size()));
+  } catch (const c10::Error& e) {
+    throw Error(fmt::format("archive '{}': not a torch.save archive (not a zip file of the expected layout)", source));
+  }
+  if (!zip->hasRecord("data.pkl")) throw Error(fmt::format("archive '{}': not a torch.save archive (no data.pkl)", source));
+  auto [pickle, size] = zip->getRecord("data.pkl");
+  Unpickler unpickler(source, *zip);
+  const Ref root = unpickler.load(static_cast<const char*>(pickle.get()), size);
+  if (root->kind != Value::Kind::Dict) throw Error(fmt::format("archive '{}': expected a dict of tensors", source));
+  NamedTensors tensors;
+  for (size_t k = 0; k + 1 < root->items.size(); k += 2) {
+    const auto& key = root->items[k];
+    const auto& value = root->items[k + 1];
+    if (key->kind != Value::Kind::Str) throw Error(fmt::format("archive '{}': a key is not a string", source));
+    if (value->kind != Value::Kind::Tensor) {
+      throw Error(fmt::format("archive '{}': '{}' is not a tensor", source, key->s));
+    }
+    tensors.emplace_back(key->s, value->tensor);
+  }
+  return tensors;
+}
+
+}  // namespace llm

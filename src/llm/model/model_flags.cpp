@@ -1,0 +1,75 @@
+#include "llm/model/model_flags.h"
+
+#include <fmt/format.h>
+
+#include "llm/attention/attention_flags.h"
+#include "llm/io/state_dict.h"
+#include "llm/util/error.h"
+#include "llm/util/files.h"
+
+namespace llm {
+
+void add_config_flag(cxxopts::Options& options, const std::string& default_config) {
+  options.add_options("Model")("config", "Model config (JSON)",
+                               cxxopts::value<std::string>()->default_value(config_file(default_config)), "FILE");
+}
+
+void add_model_flags(cxxopts::Options& options, const std::string& default_config) {
+  add_config_flag(options, default_config);
+  options.add_options("Model")("load-state-dict", "Weights to load: a torch.save'd state_dict of the same config",
+                               cxxopts::value<std::string>(), "FILE")(
+      "save-state-dict", "Write the model's state_dict here (PyTorch's load_state_dict accepts it, strict)",
+      cxxopts::value<std::string>(), "FILE");
+}
+
+GPTConfig config_from_flags(const cxxopts::ParseResult& args) { return load_gpt_config(args["config"].as<std::string>()); }
+
+GPTModel model_from_flags(const cxxopts::ParseResult& args) {
+  GPTModel model(config_from_flags(args));
+  if (args.count("load-state-dict") != 0) {
+    const auto path = args["load-state-dict"].as<std::string>();
+    load_state_dict(*model, load_tensors(path), path);
+  }
+  return model;
+}
+
+void save_state_dict_flag(const cxxopts::ParseResult& args, const GPTModel& model) {
+  if (args.count("save-state-dict") != 0) save_tensors(args["save-state-dict"].as<std::string>(), state_dict(*model));
+}
+
+NamedTensors model_header(const std::string& kind, const cxxopts::ParseResult& args, const GPTConfig& c) {
+  return {{"kind", string_tensor(kind)},
+          {"seed", torch::tensor(static_cast<int64_t>(args["seed"].as<uint64_t>()))},
+          {"config/vocab_size", torch::tensor(c.vocab_size)},
+          {"config/context_length", torch::tensor(c.context_length)},
+          {"config/emb_dim", torch::tensor(c.emb_dim)},
+          {"config/n_heads", torch::tensor(c.n_heads)},
+          {"config/n_layers", torch::tensor(c.n_layers)},
+          {"config/drop_rate", torch::tensor(c.drop_rate, torch::kDouble)},
+          {"config/qkv_bias", torch::tensor(c.qkv_bias)},
+          {"config/n_kv_groups", torch::tensor(c.n_kv_groups)},
+          {"config/gqa", torch::tensor(c.attention == "gqa")}};
+}
+
+torch::Tensor fingerprint(const torch::Tensor& tensor) {
+  const auto bits = tensor.detach().contiguous().flatten().view(torch::kInt32).to(torch::kLong);
+  const auto weights = torch::arange(bits.numel(), torch::kLong) * static_cast<int64_t>(2654435761) + 1;
+  return (bits * weights).sum();
+}
+
+NamedTensors fingerprints(const torch::nn::Module& module) {
+  NamedTensors out;
+  for (const auto& [name, tensor] : state_dict(module)) out.emplace_back("fingerprint/" + name, fingerprint(tensor));
+  return out;
+}
+
+torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string& text) {
+  return torch::tensor(tokenizer.encode(text, {"<|endoftext|>"}), torch::kLong).unsqueeze(0);  // [1, n]
+}
+
+std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids) {
+  const auto flat = ids.flatten().to(torch::kLong).contiguous();
+  return tokenizer.decode(std::vector<int64_t>(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel()));
+}
+
+}  // namespace llm

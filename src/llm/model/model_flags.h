@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cxxopts.hpp>
+#include <torch/torch.h>
+
+#include <string>
+
+#include "llm/io/tensor_archive.h"
+#include "llm/model/gpt_model.h"
+#include "llm/text/bpe_tokenizer.h"
+
+namespace llm {
+
+/// --config FILE (a JSON model config; default GPT-2 small).
+void add_config_flag(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");
+
+/// --config, plus --load-state-dict FILE and --save-state-dict FILE.
+void add_model_flags(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");
+
+GPTConfig config_from_flags(const cxxopts::ParseResult& args);
+
+/// The GPT of --config, seeded by --seed, with the weights of --load-state-dict when
+/// given (a torch.save'd state_dict, from PyTorch or from --save-state-dict).
+GPTModel model_from_flags(const cxxopts::ParseResult& args);
+
+/// Writes the model's state dict to --save-state-dict, when given: a file that
+/// PyTorch's GPTModel.load_state_dict(torch.load(FILE)) accepts with strict=True.
+void save_state_dict_flag(const cxxopts::ParseResult& args, const GPTModel& model);
+
+/// The archive header of a chapter-4 run: what wrote it, the seed and the config.
+NamedTensors model_header(const std::string& kind, const cxxopts::ParseResult& args, const GPTConfig& config);
+
+/// The 64-bit fingerprint of a float tensor's bits that the reference scripts also
+/// compute (scripts/reference/gpt.py): equal weights, equal fingerprints.
+torch::Tensor fingerprint(const torch::Tensor& tensor);
+
+/// "fingerprint/<name>" for each entry of the module's state dict.
+NamedTensors fingerprints(const torch::nn::Module& module);
+
+/// Text -> [1, n] ids (<|endoftext|> allowed) and back.
+torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string& text);
+std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids);
+
+}  // namespace llm

@@ -17,7 +17,8 @@ int main(int argc, char** argv) {
                                    llm::text_to_token_ids(tokenizer, "Every day holds a")});  // [2, 4]
     llm::DummyGPTModel model(config);
     const auto logits = model->forward(batch);  // [2, 4, vocab_size]
-    fmt::print("Token ids:\n{}\nLogits {}:\n{}\n", llm::show(batch), llm::shape(logits), llm::show(logits));
+    fmt::print("Token ids:\n{}\nLogits {}; the first 5 of each row:\n{}\n", llm::show(batch), llm::shape(logits),
+               llm::show(logits.slice(2, 0, 5)));
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("dummy_gpt", args, config);
       archive.insert(archive.end(), {{"inputs", batch}, {"logits", logits}});

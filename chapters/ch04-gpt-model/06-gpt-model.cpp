@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
     auto model = llm::model_from_flags(args);
     if (args.count("eval") != 0) model->eval();
     const auto logits = model->forward(batch);  // [2, 4, vocab_size]
-    fmt::print("Input batch:\n{}\nOutput shape: {}\n{}\n", llm::show(batch), llm::shape(logits), llm::show(logits));
+    fmt::print("Input batch:\n{}\nOutput shape: {}; the first 5 logits of each row:\n{}\n", llm::show(batch),
+               llm::shape(logits), llm::show(logits.slice(2, 0, 5)));
 
     const int64_t total = llm::parameter_count(*model);
     const int64_t head = model->out_head->weight.numel();

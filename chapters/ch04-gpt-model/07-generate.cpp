@@ -25,12 +25,12 @@ int main(int argc, char** argv) {
     auto encoded = llm::text_to_token_ids(tokenizer, prompt);  // [1, n]
     const int64_t context = model->config.context_length;
     if (encoded.size(1) > context) {
-      fmt::print("The prompt has {} tokens; only its last {} (context_length) are used.\n", encoded.size(1), context);
+      fmt::print("The prompt has {} tokens. only its last {} (context_length) are used.\n", encoded.size(1), context);
       encoded = encoded.slice(1, encoded.size(1) - context);
     }
     const auto out = llm::generate_text_simple(model, encoded, max_new_tokens, context);  // [1, n + new]
-    fmt::print("Prompt ids: {}\nOutput ids: {}\nOutput length: {}\nText: {}\n", llm::show(encoded.flatten()),
-               llm::show(out.flatten()), out.size(1), llm::token_ids_to_text(tokenizer, out));
+    fmt::print("Prompt ids: {}\nOutput ids: {}\nOutput length: {}\nText: {}\n", llm::show_ids(encoded),
+               llm::show_ids(out), out.size(1), llm::token_ids_to_text(tokenizer, out));
     llm::save_state_dict_flag(args, model);
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("generate", args, model->config);

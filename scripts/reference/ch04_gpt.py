@@ -64,6 +64,11 @@ def main():
                 "flags": torch.tensor([True, False]), "scalar": torch.tensor(2.5, dtype=torch.float64)},
                GOLDEN / "io-views.pt")
 
+    # A PyTorch state dict of another shape, for the mis-shaped-key error.
+    torch.manual_seed(123)
+    micro = dict(vocab_size=100, context_length=8, emb_dim=16, n_heads=2, n_layers=1, drop_rate=0.0, qkv_bias=False)
+    torch.save(GPTModel(micro).state_dict(), GOLDEN / "micro-state-dict.pt")
+
     cfg = dict(vocab_size=50257, context_length=1024, emb_dim=768, n_heads=12, n_layers=12, drop_rate=0.1,
                qkv_bias=False)
     torch.manual_seed(123)

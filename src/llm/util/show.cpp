@@ -14,6 +14,11 @@ std::string show(const torch::Tensor& tensor) {
   return out.str();
 }
 
+std::string show_ids(const torch::Tensor& ids) {
+  const auto flat = ids.flatten().to(torch::kLong).contiguous();
+  return fmt::format("[{}]", fmt::join(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel(), ", "));
+}
+
 std::string shape(const torch::Tensor& tensor) { return fmt::format("[{}]", fmt::join(tensor.sizes(), ", ")); }
 
 int64_t parameter_count(const torch::nn::Module& module) {

@@ -9,6 +9,9 @@ namespace llm {
 /// A tensor as LibTorch prints it, for the lessons' printouts.
 std::string show(const torch::Tensor& tensor);
 
+/// Token ids on one line: "[15496, 11, 314]".
+std::string show_ids(const torch::Tensor& ids);
+
 /// "[2, 6, 4]"
 std::string shape(const torch::Tensor& tensor);
 

@@ -4,10 +4,12 @@
 
 #include "llm/io/tensor_archive.h"
 #include "llm/model/layers.h"
+#include "llm/model/model_flags.h"
 #include "llm/util/cli.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-04-shortcuts", "Mean absolute gradients with and without shortcuts");
+  llm::add_config_flag(options, "tiny.json");
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const std::vector<int64_t> layer_sizes = {3, 3, 3, 3, 3, 1};
     const auto sample_input = torch::tensor({{1.0, 0.0, -1.0}});
@@ -25,6 +27,18 @@ int main(int argc, char** argv) {
         fmt::print("  {} has gradient mean of {}\n", p.key(), means.back());
       }
       archive.emplace_back(shortcut ? "grad_means_with" : "grad_means_without", torch::tensor(means));
+    }
+    // The GPT of --config has a shortcut around every attention and feed-forward
+    // layer: the gradient reaches the first block about as strongly as the last.
+    const auto config = llm::config_from_flags(args);
+    llm::GPTModel gpt(config);
+    const auto ids = torch::randint(0, config.vocab_size, {1, std::min<int64_t>(8, config.context_length)});
+    const auto logits = gpt->forward(ids);  // [1, t, vocab_size]
+    torch::nn::functional::cross_entropy(logits.flatten(0, 1), ids.flatten()).backward();
+    fmt::print("In the GPT of --config (shortcuts in every block):\n");
+    for (size_t b = 0; b < gpt->trf_blocks->size(); ++b) {
+      const auto grad = gpt->named_parameters()[fmt::format("trf_blocks.{}.att.W_query.weight", b)].grad();
+      fmt::print("  trf_blocks.{}.att.W_query.weight has gradient mean of {}\n", b, grad.abs().mean().item<double>());
     }
     if (args.count("save-outputs") != 0) {
       archive.emplace_back("seed", torch::tensor(static_cast<int64_t>(args["seed"].as<uint64_t>())));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "llm/util/error.h"
@@ -43,34 +44,26 @@ GPTConfig parse_gpt_config(std::string_view text, std::string_view source) {
     throw Error(fmt::format("config '{}': not valid JSON ({})", source, e.what()));
   }
   if (!json.is_object()) throw Error(fmt::format("config '{}': expected a JSON object", source));
+  static const std::map<std::string_view, int64_t GPTConfig::*> kIntegers = {
+      {"vocab_size", &GPTConfig::vocab_size}, {"context_length", &GPTConfig::context_length},
+      {"emb_dim", &GPTConfig::emb_dim},       {"n_heads", &GPTConfig::n_heads},
+      {"n_layers", &GPTConfig::n_layers},     {"n_kv_groups", &GPTConfig::n_kv_groups}};
   GPTConfig config;
   for (const auto& [key, value] : json.items()) {
-    const auto integer = [&](int64_t& field) {
-      if (!value.is_number_integer()) {
-        throw Error(fmt::format("config '{}': {} must be an integer, got {}", source, key, value.dump()));
-      }
-      field = value.get<int64_t>();
+    const auto wrong = [&](const char* expected) {
+      return Error(fmt::format("config '{}': {} must be {}, got {}", source, key, expected, value.dump()));
     };
-    if (key == "vocab_size") {
-      integer(config.vocab_size);
-    } else if (key == "context_length") {
-      integer(config.context_length);
-    } else if (key == "emb_dim") {
-      integer(config.emb_dim);
-    } else if (key == "n_heads") {
-      integer(config.n_heads);
-    } else if (key == "n_layers") {
-      integer(config.n_layers);
-    } else if (key == "n_kv_groups") {
-      integer(config.n_kv_groups);
+    if (const auto it = kIntegers.find(key); it != kIntegers.end()) {
+      if (!value.is_number_integer()) throw wrong("an integer");
+      config.*(it->second) = value.get<int64_t>();
     } else if (key == "drop_rate") {
-      if (!value.is_number()) throw Error(fmt::format("config '{}': drop_rate must be a number, got {}", source, value.dump()));
+      if (!value.is_number()) throw wrong("a number");
       config.drop_rate = value.get<double>();
     } else if (key == "qkv_bias") {
-      if (!value.is_boolean()) throw Error(fmt::format("config '{}': qkv_bias must be true or false, got {}", source, value.dump()));
+      if (!value.is_boolean()) throw wrong("true or false");
       config.qkv_bias = value.get<bool>();
     } else if (key == "attention") {
-      if (!value.is_string()) throw Error(fmt::format("config '{}': attention must be a string, got {}", source, value.dump()));
+      if (!value.is_string()) throw wrong("a string");
       config.attention = value.get<std::string>();
     } else {
       throw Error(fmt::format("config '{}': unknown key '{}'", source, key));

@@ -9,6 +9,7 @@ inputs and the same seed, prints the largest absolute difference of each output,
 exits 1 when one is above the tolerance.
 """
 import argparse
+import json
 import re
 import sys
 
@@ -16,6 +17,7 @@ import torch
 
 import attention
 import ch02_simple_tokenizer as simple
+from common import GOLDEN
 import gpt
 
 STEPS = {}
@@ -44,6 +46,32 @@ def simple_tokenizer(saved, seed):
         "ids_v1": torch.tensor(v1.encode(text_v1)),
         "ids_v2": torch.tensor(v2.encode(v2.decode(saved["ids_v2"].tolist()))),
     }
+
+
+def fnv1a64(ids):
+    """The tiktoken golden's hash: FNV-1a 64 over each id as 4 little-endian bytes."""
+    h = 0xcbf29ce484222325
+    for i in ids:
+        for byte in int(i).to_bytes(4, "little"):
+            h = ((h ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+@step("ch02-02-bpe-tokenizer", ["ids", "sample_ids"])
+def bpe_tokenizer(saved, seed):
+    """Token ids have no PyTorch counterpart; they are checked against tiktoken's, as
+    recorded in tests/golden/bpe-tiktoken.json, when the input was one of its books."""
+    golden = json.loads((GOLDEN / "bpe-tiktoken.json").read_text())
+    ids = saved["ids"].tolist()
+    for name, book in golden["files"].items():
+        if len(ids) == book["count"] and ids[:20] == book["first"]:
+            same = f"{fnv1a64(ids):016x}" == book["fnv1a64"]
+            print(f"  ids                  {len(ids)} tokens of {name}: tiktoken's ids "
+                  f"{'OK' if same else 'differ  NOT OK'}")
+            if not same:
+                sys.exit(1)
+            return {}
+    sys.exit("compare: the ids are not of a book the tiktoken golden knows; nothing to compare")
 
 
 @step("ch02-04-data-sampling", ["inputs_0", "targets_0"])
@@ -179,9 +207,9 @@ def main():
         if name is None:
             sys.exit(f"compare: {args.file}: no known step writes the keys {sorted(saved)}; pass --step")
         rebuild = STEPS[name][1]
+    print(f"{args.file}: {name}")
     expected = rebuild(saved, seed)
     worst = 0.0
-    print(f"{args.file}: {name}")
     for key, want in expected.items():
         got, want = saved[key], want.detach()
         if got.shape != want.shape:

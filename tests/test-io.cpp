@@ -87,3 +87,28 @@ TEST_CASE("load_tensors reads what torch.save writes: OrderedDict state dicts, v
   CHECK(torch::equal(llm::find_tensor(views, "flags", "views"), torch::tensor({true, false})));
   CHECK(llm::find_tensor(views, "scalar", "views").item<double>() == 2.5);
 }
+
+TEST_CASE("damaged archives give an llm::Error, never a crash") {
+  const auto dir = llm::test::temp_dir("io-damaged");
+  llm::save_tensors(dir / "x.pt", {{"a", torch::arange(10, torch::kFloat)}, {"b", torch::ones({2, 2})}});
+  const std::string bytes = llm::read_file(dir / "x.pt");
+  for (const size_t cut : {size_t{0}, size_t{10}, bytes.size() / 2, bytes.size() - 1}) {
+    write(dir / "cut.pt", bytes.substr(0, cut));
+    INFO("cut at " << cut);
+    CHECK_THROWS_AS(llm::load_tensors(dir / "cut.pt"), llm::Error);
+  }
+  // One byte damaged at a time, across the file: it loads, or fails with an llm::Error.
+  size_t rejected = 0;
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    auto damaged = bytes;
+    damaged[i] = static_cast<char>(damaged[i] ^ 0x5A);
+    write(dir / "damaged.pt", damaged);
+    INFO("byte " << i);
+    try {
+      llm::load_tensors(dir / "damaged.pt");
+    } catch (const llm::Error&) {
+      ++rejected;
+    }
+  }
+  CHECK(rejected > 0);
+}

@@ -54,8 +54,8 @@ class Unpickler {
           stack_.push_back(g);
           break;
         }
-        case 'q': memo_[static_cast<uint8_t>(byte())] = stack_.back(); break;  // BINPUT
-        case 'r': memo_[uint(4)] = stack_.back(); break;                       // LONG_BINPUT
+        case 'q': memo_[static_cast<uint8_t>(byte())] = top(); break;  // BINPUT
+        case 'r': memo_[uint(4)] = top(); break;                               // LONG_BINPUT
         case 'h': stack_.push_back(memo(static_cast<uint8_t>(byte()))); break;  // BINGET
         case 'j': stack_.push_back(memo(uint(4))); break;                      // LONG_BINGET
         case '(': stack_.push_back(make(Value::Kind::Mark)); break;
@@ -78,23 +78,24 @@ class Unpickler {
         case 's': {  // SETITEM
           auto value = pop();
           auto key = pop();
-          expect(stack_.back(), Value::Kind::Dict, "SETITEM")->items.insert(stack_.back()->items.end(), {key, value});
+          auto& dict = expect(top(), Value::Kind::Dict, "SETITEM")->items;
+          dict.insert(dict.end(), {key, value});
           break;
         }
         case 'u': {  // SETITEMS
           auto items = pop_to_mark();
-          auto& dict = expect(stack_.back(), Value::Kind::Dict, "SETITEMS")->items;
+          auto& dict = expect(top(), Value::Kind::Dict, "SETITEMS")->items;
           dict.insert(dict.end(), items.begin(), items.end());
           break;
         }
         case 'a': {  // APPEND
           auto value = pop();
-          expect(stack_.back(), Value::Kind::List, "APPEND")->items.push_back(value);
+          expect(top(), Value::Kind::List, "APPEND")->items.push_back(value);
           break;
         }
         case 'e': {  // APPENDS
           auto items = pop_to_mark();
-          auto& list = expect(stack_.back(), Value::Kind::List, "APPENDS")->items;
+          auto& list = expect(top(), Value::Kind::List, "APPENDS")->items;
           list.insert(list.end(), items.begin(), items.end());
           break;
         }
@@ -141,7 +142,7 @@ class Unpickler {
         }
         case 'b': {  // BUILD: the state of an OrderedDict is its _metadata, which is not needed
           pop();
-          if (stack_.back()->kind != Value::Kind::Dict) fail("BUILD of an object other than a dict");
+          if (top()->kind != Value::Kind::Dict) fail("BUILD of an object other than a dict");
           break;
         }
         default:
@@ -178,6 +179,10 @@ class Unpickler {
     auto v = make(Value::Kind::Int);
     v->i = i;
     stack_.push_back(v);
+  }
+  const Ref& top() const {
+    if (stack_.empty()) fail("the pickle's stack is empty");
+    return stack_.back();
   }
   Ref pop() {
     if (stack_.empty()) fail("the pickle's stack is empty");
@@ -237,7 +242,7 @@ class Unpickler {
     if (!zip_.hasRecord(record)) fail(fmt::format("storage '{}' is missing", record));
     auto [data, size] = zip_.getRecord(record);
     const auto element = static_cast<int64_t>(c10::elementSize(it->second));
-    if (numel < 0 || static_cast<int64_t>(size) < numel * element) fail(fmt::format("storage '{}' is short", record));
+    if (numel < 0 || numel > static_cast<int64_t>(size) / element) fail(fmt::format("storage '{}' is short", record));
     auto v = make(Value::Kind::Tensor);
     v->tensor = torch::from_blob(data.get(), {numel}, torch::TensorOptions(it->second)).clone();
     return v;
@@ -296,9 +301,15 @@ NamedTensors read_torch_archive(const std::string& bytes, const std::string& sou
     throw Error(fmt::format("archive '{}': not a torch.save archive (not a zip file of the expected layout)", source));
   }
   if (!zip->hasRecord("data.pkl")) throw Error(fmt::format("archive '{}': not a torch.save archive (no data.pkl)", source));
-  auto [pickle, size] = zip->getRecord("data.pkl");
-  Unpickler unpickler(source, *zip);
-  const Ref root = unpickler.load(static_cast<const char*>(pickle.get()), size);
+  Ref root;
+  try {
+    auto [pickle, size] = zip->getRecord("data.pkl");
+    Unpickler unpickler(source, *zip);
+    root = unpickler.load(static_cast<const char*>(pickle.get()), size);
+  } catch (const c10::Error& e) {  // a damaged zip entry
+    const std::string what = e.what_without_backtrace();
+    throw Error(fmt::format("archive '{}': damaged ({})", source, what.substr(0, what.find('\n'))));
+  }
   if (root->kind != Value::Kind::Dict) throw Error(fmt::format("archive '{}': expected a dict of tensors", source));
   NamedTensors tensors;
   for (size_t k = 0; k + 1 < root->items.size(); k += 2) {

@@ -20,8 +20,8 @@ NamedTensors state_dict(const torch::nn::Module& module) {
 }
 
 void load_state_dict(torch::nn::Module& module, const NamedTensors& tensors, const std::string& source) {
-  std::unordered_map<std::string, torch::Tensor> targets;
-  for (const auto& [name, tensor] : state_dict(module)) targets.emplace(name, tensor);
+  const NamedTensors entries = state_dict(module);
+  std::unordered_map<std::string, torch::Tensor> targets(entries.begin(), entries.end());
   std::unordered_map<std::string, const torch::Tensor*> given;
   for (const auto& [name, tensor] : tensors) {
     const auto it = targets.find(name);
@@ -39,11 +39,11 @@ void load_state_dict(torch::nn::Module& module, const NamedTensors& tensors, con
     }
     given.emplace(name, &tensor);
   }
-  for (const auto& [name, target] : state_dict(module)) {
+  for (const auto& [name, target] : entries) {
     if (given.count(name) == 0) throw Error(fmt::format("state dict '{}': missing key '{}'", source, name));
   }
   torch::NoGradGuard no_grad;
-  for (auto& [name, target] : state_dict(module)) target.copy_(*given.at(name));
+  for (const auto& [name, target] : entries) target.copy_(*given.at(name));
 }
 
 }  // namespace llm

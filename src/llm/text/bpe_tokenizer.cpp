@@ -209,6 +209,27 @@ void save_bpe_vocabulary(const BpeVocabulary& vocabulary, const std::filesystem:
   write_file_atomic(merges, lines);
 }
 
+void split_on_specials(std::string_view text, const std::set<std::string>& specials,
+                       const std::function<void(std::string_view)>& on_text,
+                       const std::function<void(const std::string&)>& on_special) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t found = std::string_view::npos;
+    const std::string* special = nullptr;
+    for (const auto& name : specials) {
+      const size_t at = text.find(name, start);
+      if (at < found || (at == found && at != std::string_view::npos && name.size() > special->size())) {
+        found = at;
+        special = &name;
+      }
+    }
+    on_text(text.substr(start, found == std::string_view::npos ? std::string_view::npos : found - start));
+    if (special == nullptr) return;
+    on_special(*special);
+    start = found + special->size();
+  }
+}
+
 BpeTokenizer::BpeTokenizer(BpeVocabulary vocabulary) : vocabulary_(std::move(vocabulary)) {
   const auto& tokens = vocabulary_.tokens;
   if (tokens.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
@@ -319,24 +340,9 @@ std::vector<int64_t> BpeTokenizer::encode(std::string_view text, const std::set<
   std::vector<int64_t> ids;
   ids.reserve(text.size() / 4);
   std::unordered_map<std::string_view, std::vector<int32_t>> cache;
-  size_t start = 0;
-  while (start < text.size()) {
-    // The earliest allowed special token (the longest, if several start there).
-    size_t found = std::string_view::npos;
-    const std::string* special = nullptr;
-    for (const auto& name : allowed_special) {
-      const size_t at = text.find(name, start);
-      if (at < found || (at == found && at != std::string_view::npos && name.size() > special->size())) {
-        found = at;
-        special = &name;
-      }
-    }
-    encode_ordinary(text.substr(start, found == std::string_view::npos ? std::string_view::npos : found - start), ids,
-                    cache);
-    if (special == nullptr) break;
-    ids.push_back(special_ids_.at(*special));
-    start = found + special->size();
-  }
+  split_on_specials(
+      text, allowed_special, [&](std::string_view part) { encode_ordinary(part, ids, cache); },
+      [&](const std::string& name) { ids.push_back(special_ids_.at(name)); });
   return ids;
 }
 

@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -37,6 +38,13 @@ void save_bpe_vocabulary(const BpeVocabulary& vocabulary, const std::filesystem:
 /// GPT-2's vocabulary.
 const std::array<char32_t, 256>& byte_to_unicode();
 const std::array<uint8_t, 256>& gpt2_byte_order();
+
+/// Walks `text` split at the occurrences of `specials`: on_text(part) for each
+/// stretch between them (possibly empty), on_special(name) for each occurrence.
+/// Where several start at the same place, the longest wins.
+void split_on_specials(std::string_view text, const std::set<std::string>& specials,
+                       const std::function<void(std::string_view)>& on_text,
+                       const std::function<void(const std::string&)>& on_special);
 
 /// GPT-2's byte-level BPE tokenizer, with the same ids as tiktoken's "gpt2" encoding:
 /// text is split by GPT-2's pre-tokenizer pattern, and each piece that is not a token

@@ -75,20 +75,12 @@ BpeVocabulary train_bpe(std::string_view text, const BpeTrainerOptions& options)
   // Count each distinct pre-token once, in sorted order, so the result does not
   // depend on hash order. Special tokens are split off first, as encode() does.
   std::map<std::string_view, int64_t> word_counts;
-  const auto count_words = [&](std::string_view part) {
-    for (const auto piece : BpeTokenizer::pretokenize(part)) ++word_counts[piece];
-  };
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t found = std::string_view::npos, length = 0;
-    for (const auto& name : specials) {
-      const size_t at = text.find(name, start);
-      if (at < found) found = at, length = name.size();
-    }
-    count_words(text.substr(start, found == std::string_view::npos ? std::string_view::npos : found - start));
-    if (found == std::string_view::npos) break;
-    start = found + length;
-  }
+  split_on_specials(
+      text, specials,
+      [&](std::string_view part) {
+        for (const auto piece : BpeTokenizer::pretokenize(part)) ++word_counts[piece];
+      },
+      [](const std::string&) {});
 
   std::vector<Word> words;
   words.reserve(word_counts.size());

@@ -16,6 +16,15 @@ function(llm_add_chapter source)
   set_property(GLOBAL APPEND PROPERTY LLM_CHAPTERS ${name})
 endfunction()
 
+# llm_add_tool(<source>) builds tools/<name>.cpp as <name>.
+function(llm_add_tool source)
+  get_filename_component(name "${source}" NAME_WE)
+  add_executable(${name} ${source})
+  target_link_libraries(${name} PRIVATE llm)
+  target_compile_options(${name} PRIVATE ${LLM_WARNINGS})
+  target_precompile_headers(${name} REUSE_FROM llm)
+endfunction()
+
 # llm_add_test(<area>) builds tests/test-<area>.cpp and registers each Catch2 test
 # case with ctest, labelled "unit". A test prints "LLM-SKIP:" when its input data is
 # missing, and ctest then reports it as skipped, never as passed.

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake pkg-config ccache curl
-  libtorch-dev libcxxopts-dev libspdlog-dev catch2 nlohmann-json3-dev libpcre2-dev
+  libtorch-dev libcxxopts-dev libspdlog-dev catch2 nlohmann-json3-dev libpcre2-dev zlib1g-dev
   libopenblas0-pthread  # without it LibTorch's matrix products use the reference BLAS, ~40x slower
   python3-torch python3-matplotlib
 )

@@ -2,6 +2,7 @@
 // one row of vocabulary logits per position out.
 #include <fmt/format.h>
 
+#include "llm/model/generate.h"
 #include "llm/model/model_flags.h"
 #include "llm/util/cli.h"
 #include "llm/util/show.h"

@@ -2,6 +2,7 @@
 // without the output head, which GPT-2 ties to the token embedding) and its size.
 #include <fmt/format.h>
 
+#include "llm/model/generate.h"
 #include "llm/model/model_flags.h"
 #include "llm/util/cli.h"
 #include "llm/util/show.h"

@@ -4,8 +4,8 @@
 # build run by node. Needs the fetched data (scripts/fetch-data.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
-for script in ch02_simple_tokenizer.py ch02_data_loader.py ch03_attention.py ch04_gpt.py; do
-  /usr/bin/python3 "$script"
+for script in ch02_simple_tokenizer.py ch02_data_loader.py ch03_attention.py ch04_gpt.py "ch05_train.py --goldens"; do
+  /usr/bin/python3 $script
 done
 if command -v node >/dev/null; then
   [ -d ../node_modules/@dqbd/tiktoken ] || (cd .. && npm install --no-audit --no-fund --silent)

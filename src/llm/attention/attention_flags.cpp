@@ -39,10 +39,6 @@ torch::Tensor attention_input(torch::IntArrayRef shape) {
   return torch::rand(shape).requires_grad_();
 }
 
-torch::Tensor string_tensor(const std::string& text) {
-  return torch::tensor(std::vector<uint8_t>(text.begin(), text.end()), torch::kUInt8);
-}
-
 namespace detail {
 
 NamedTensors attention_header(const std::string& kind, uint64_t seed, const AttentionOptions& o) {

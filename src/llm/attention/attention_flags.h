@@ -28,9 +28,6 @@ AttentionOptions attention_options(const cxxopts::ParseResult& args);
 /// reference scripts draw it.
 torch::Tensor attention_input(torch::IntArrayRef shape);
 
-/// A string stored as a uint8 tensor, so an archive can say what wrote it.
-torch::Tensor string_tensor(const std::string& text);
-
 /// What the PyTorch reference records for an attention module (see
 /// scripts/reference/attention.py, run_case): its kind, seed and sizes, the input,
 /// the state dict, the output of a training-mode forward pass, a drawn grad_output,

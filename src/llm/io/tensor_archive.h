@@ -23,4 +23,8 @@ NamedTensors load_tensors(const std::filesystem::path& path);
 /// The tensor called `name`, or an llm::Error naming `what` and the missing key.
 const torch::Tensor& find_tensor(const NamedTensors& tensors, const std::string& name, const std::string& what);
 
+/// A string stored as a uint8 tensor, so an archive can say what wrote it, and back.
+torch::Tensor string_tensor(const std::string& text);
+std::string tensor_string(const torch::Tensor& bytes);
+
 }  // namespace llm

@@ -2,14 +2,34 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <limits>
+
 #include "llm/util/error.h"
 
 namespace llm {
 
-torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size) {
+namespace {
+
+void check_prompt(const torch::Tensor& idx) {
   if (idx.dim() != 2 || idx.size(1) == 0) {
     throw Error("generate: the prompt must be [batch, tokens] with at least one token");
   }
+}
+
+}  // namespace
+
+torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string& text) {
+  return torch::tensor(tokenizer.encode(text, {"<|endoftext|>"}), torch::kLong).unsqueeze(0);  // [1, n]
+}
+
+std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids) {
+  const auto flat = ids.flatten().to(torch::kLong).contiguous();
+  return tokenizer.decode(std::vector<int64_t>(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel()));
+}
+
+torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size) {
+  check_prompt(idx);
   if (max_new_tokens < 0) throw Error(fmt::format("generate: max_new_tokens must be >= 0, got {}", max_new_tokens));
   if (context_size <= 0) throw Error(fmt::format("generate: context_size must be positive, got {}", context_size));
   torch::NoGradGuard no_grad;
@@ -18,6 +38,45 @@ torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t m
     const auto logits = model->forward(context).select(1, -1);                              // [b, vocab_size]
     const auto next = torch::softmax(logits, -1).argmax(-1, /*keepdim=*/true);              // [b, 1]
     idx = torch::cat({idx, next}, 1);                                                       // [b, t + 1]
+  }
+  return idx;
+}
+
+void SamplingOptions::validate() const {
+  if (max_new_tokens_ < 0) throw Error(fmt::format("max_new_tokens must be >= 0, got {}", max_new_tokens_));
+  if (context_size_ < 0) throw Error(fmt::format("context_size must be >= 0, got {}", context_size_));
+  if (!(temperature_ >= 0.0) || !std::isfinite(temperature_)) {
+    throw Error(fmt::format("temperature must be a finite number >= 0, got {}", temperature_));
+  }
+  if (top_k_ < 0) throw Error(fmt::format("top_k must be >= 0, got {}", top_k_));
+}
+
+torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions& options) {
+  check_prompt(idx);
+  options.validate();
+  const int64_t vocab_size = model->config.vocab_size;
+  if (options.eos_id() && (*options.eos_id() < 0 || *options.eos_id() >= vocab_size)) {
+    throw Error(fmt::format("eos_id must be a token id below the vocabulary size {}, got {}", vocab_size,
+                            *options.eos_id()));
+  }
+  const int64_t context_size = options.context_size() > 0 ? options.context_size() : model->config.context_length;
+  const int64_t top_k = std::min(options.top_k(), vocab_size);
+  torch::NoGradGuard no_grad;
+  for (int64_t i = 0; i < options.max_new_tokens(); ++i) {
+    const auto context = idx.slice(1, std::max<int64_t>(0, idx.size(1) - context_size));  // [b, <= context_size]
+    auto logits = model->forward(context).select(1, -1);                                    // [b, vocab_size]
+    if (top_k > 0) {
+      const auto kth = std::get<0>(torch::topk(logits, top_k)).select(1, -1).unsqueeze(1);  // [b, 1]
+      logits = logits.masked_fill(logits < kth, -std::numeric_limits<float>::infinity());
+    }
+    torch::Tensor next;  // [b, 1]
+    if (options.temperature() > 0.0) {
+      next = torch::multinomial(torch::softmax(logits / options.temperature(), -1), 1);
+    } else {
+      next = logits.argmax(-1, /*keepdim=*/true);
+    }
+    if (options.eos_id() && (next == *options.eos_id()).all().item<bool>()) break;
+    idx = torch::cat({idx, next}, 1);  // [b, t + 1]
   }
   return idx;
 }

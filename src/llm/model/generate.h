@@ -2,14 +2,49 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
+#include <optional>
+#include <string>
+
 #include "llm/model/gpt_model.h"
+#include "llm/text/bpe_tokenizer.h"
 
 namespace llm {
+
+/// Lesson 5.1's helpers: text -> [1, n] ids (<|endoftext|> allowed), and ids back to
+/// text.
+torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string& text);
+std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids);
 
 /// Lesson 4.7: greedy generation. Appends max_new_tokens ids to each row of `idx`
 /// ([b, t], int64), each the argmax of the logits at the last position, with the
 /// context cropped to its last `context_size` tokens. Runs without autograd; the
 /// caller chooses eval or train mode. Returns [b, t + max_new_tokens].
 torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size);
+
+/// How generate() picks each next token.
+struct SamplingOptions {
+  SamplingOptions(int64_t max_new_tokens = 50) : max_new_tokens_(max_new_tokens) {}  // NOLINT: implicit like LibTorch's
+  /// Throws llm::Error naming the first impossible value.
+  void validate() const;
+
+  /// Tokens to append at most.
+  TORCH_ARG(int64_t, max_new_tokens);
+  /// The model sees at most this many last tokens; 0 means its context_length.
+  TORCH_ARG(int64_t, context_size) = 0;
+  /// 0 takes the most likely token (greedy); above 0 the logits are divided by it and
+  /// the token is drawn from their softmax: below 1 sharper, above 1 flatter.
+  TORCH_ARG(double, temperature) = 0.0;
+  /// Only the k most likely tokens may be chosen; 0 allows all.
+  TORCH_ARG(int64_t, top_k) = 0;
+  /// Generation stops, without appending it, when every row's next token is this id.
+  TORCH_ARG(std::optional<int64_t>, eos_id) = std::nullopt;
+};
+
+/// Lesson 5.3: generation with temperature scaling, top-k and a stop token. Draws
+/// come from LibTorch's global generator (torch.multinomial), so the same seed gives
+/// the same text here and in PyTorch. Runs without autograd in the model's current
+/// mode. Returns [b, t + generated].
+torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions& options);
 
 }  // namespace llm

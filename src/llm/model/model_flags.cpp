@@ -37,6 +37,26 @@ void save_state_dict_flag(const cxxopts::ParseResult& args, const GPTModel& mode
   if (args.count("save-state-dict") != 0) save_tensors(args["save-state-dict"].as<std::string>(), state_dict(*model));
 }
 
+void add_sampling_flags(cxxopts::Options& options, const std::string& default_prompt, int64_t default_max_new_tokens) {
+  options.add_options("Sampling")("prompt", "Text to continue", cxxopts::value<std::string>()->default_value(default_prompt),
+                                  "TEXT")(
+      "max-new-tokens", "Tokens to generate at most",
+      cxxopts::value<int64_t>()->default_value(std::to_string(default_max_new_tokens)), "N")(
+      "temperature", "0: always the most likely token; above 0: sample, flatter as it grows",
+      cxxopts::value<double>()->default_value("0"), "T")(
+      "top-k", "Sample only among the k most likely tokens (0: all)", cxxopts::value<int64_t>()->default_value("0"),
+      "K")("eos-id", "Stop when this token comes (e.g. 50256, <|endoftext|>)", cxxopts::value<int64_t>(), "ID");
+}
+
+SamplingOptions sampling_from_flags(const cxxopts::ParseResult& args) {
+  auto options = SamplingOptions(args["max-new-tokens"].as<int64_t>())
+                     .temperature(args["temperature"].as<double>())
+                     .top_k(args["top-k"].as<int64_t>());
+  if (args.count("eos-id") != 0) options.eos_id(args["eos-id"].as<int64_t>());
+  options.validate();
+  return options;
+}
+
 NamedTensors model_header(const std::string& kind, const cxxopts::ParseResult& args, const GPTConfig& c) {
   return {{"kind", string_tensor(kind)},
           {"seed", torch::tensor(static_cast<int64_t>(args["seed"].as<uint64_t>()))},
@@ -61,15 +81,6 @@ NamedTensors fingerprints(const torch::nn::Module& module) {
   NamedTensors out;
   for (const auto& [name, tensor] : state_dict(module)) out.emplace_back("fingerprint/" + name, fingerprint(tensor));
   return out;
-}
-
-torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string& text) {
-  return torch::tensor(tokenizer.encode(text, {"<|endoftext|>"}), torch::kLong).unsqueeze(0);  // [1, n]
-}
-
-std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids) {
-  const auto flat = ids.flatten().to(torch::kLong).contiguous();
-  return tokenizer.decode(std::vector<int64_t>(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel()));
 }
 
 }  // namespace llm

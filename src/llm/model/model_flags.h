@@ -6,8 +6,8 @@
 #include <string>
 
 #include "llm/io/tensor_archive.h"
+#include "llm/model/generate.h"
 #include "llm/model/gpt_model.h"
-#include "llm/text/bpe_tokenizer.h"
 
 namespace llm {
 
@@ -27,6 +27,13 @@ GPTModel model_from_flags(const cxxopts::ParseResult& args);
 /// PyTorch's GPTModel.load_state_dict(torch.load(FILE)) accepts with strict=True.
 void save_state_dict_flag(const cxxopts::ParseResult& args, const GPTModel& model);
 
+/// --prompt, --max-new-tokens, --temperature, --top-k and --eos-id.
+void add_sampling_flags(cxxopts::Options& options, const std::string& default_prompt = "Every effort moves you",
+                        int64_t default_max_new_tokens = 50);
+
+/// Those flags as SamplingOptions (validated).
+SamplingOptions sampling_from_flags(const cxxopts::ParseResult& args);
+
 /// The archive header of a chapter-4 run: what wrote it, the seed and the config.
 NamedTensors model_header(const std::string& kind, const cxxopts::ParseResult& args, const GPTConfig& config);
 
@@ -36,9 +43,5 @@ torch::Tensor fingerprint(const torch::Tensor& tensor);
 
 /// "fingerprint/<name>" for each entry of the module's state dict.
 NamedTensors fingerprints(const torch::nn::Module& module);
-
-/// Text -> [1, n] ids (<|endoftext|> allowed) and back.
-torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string& text);
-std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids);
 
 }  // namespace llm

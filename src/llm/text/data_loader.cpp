@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "llm/util/error.h"
+#include "llm/util/show.h"
 
 namespace llm {
 namespace {
@@ -43,6 +44,20 @@ DataLoader::Iterator DataLoader::begin() const {
 }
 
 DataLoader::Iterator DataLoader::end() const { return Iterator(this, torch::Tensor(), size()); }
+
+DataLoader::Iterator DataLoader::resume(torch::Tensor order, int64_t index) const {
+  if (order.dim() != 1 || order.size(0) != dataset_->size() || order.scalar_type() != torch::kLong) {
+    throw Error(fmt::format("data loader: a saved window order must be {} int64 indices, got {} of {}",
+                            dataset_->size(), shape(order), c10::toString(order.scalar_type())));
+  }
+  if (order.numel() > 0 && (order.min().item<int64_t>() < 0 || order.max().item<int64_t>() >= dataset_->size())) {
+    throw Error(fmt::format("data loader: a saved window order holds indices outside [0, {})", dataset_->size()));
+  }
+  if (index < 0 || index > size()) {
+    throw Error(fmt::format("data loader: a saved position must be in [0, {}], got {}", size(), index));
+  }
+  return Iterator(this, std::move(order), index);
+}
 
 DataLoader::Iterator::Iterator(const DataLoader* loader, torch::Tensor order, int64_t index)
     : loader_(loader), order_(std::move(order)), index_(index) {

@@ -47,6 +47,11 @@ class DataLoader {
     bool operator==(const Iterator& other) const { return index_ == other.index_; }
     bool operator!=(const Iterator& other) const { return index_ != other.index_; }
 
+    /// The epoch's window order and the number of the batch this iterator is at:
+    /// what resume() needs to continue the epoch from here.
+    const torch::Tensor& order() const { return order_; }
+    int64_t index() const { return index_; }
+
    private:
     friend class DataLoader;
     Iterator(const DataLoader* loader, torch::Tensor order, int64_t index);
@@ -63,6 +68,10 @@ class DataLoader {
   /// Starts an epoch, drawing from the global generator as PyTorch does.
   Iterator begin() const;
   Iterator end() const;
+
+  /// Continues an epoch at batch `index` of the window order `order` (from an
+  /// Iterator's order() and index()), without drawing from the generator.
+  Iterator resume(torch::Tensor order, int64_t index) const;
 
   /// Batches per epoch.
   int64_t size() const;

@@ -16,7 +16,7 @@ cxxopts::Options options(const std::string& program, const std::string& descript
 
 /// Parses the flags, seeds LibTorch's global generator with --seed, runs `body`, and
 /// turns what goes wrong into one line on stderr and an exit code: bad flags 2, bad
-/// input or any other failure 1. --help prints the usage and exits 0.
+/// input or any other failure 1, an llm::Stopped its exit code. --help prints the usage and exits 0.
 int run(cxxopts::Options& options, int argc, char** argv,
         const std::function<void(const cxxopts::ParseResult&)>& body);
 

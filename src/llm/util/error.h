@@ -1,6 +1,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 
 namespace llm {
 
@@ -8,6 +9,14 @@ namespace llm {
 /// expected, e.g. "file 'data/x.txt': invalid UTF-8 at byte 17 (line 2, column 5)".
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+/// Thrown when a signal stopped the work at a safe point, after what was done has been
+/// saved. The program says `what()` and exits with `exit_code`: 128 + the signal, as a
+/// shell reports a program that the signal ended.
+struct Stopped : std::runtime_error {
+  Stopped(const std::string& message, int exit_code) : std::runtime_error(message), exit_code(exit_code) {}
+  int exit_code;
 };
 
 }  // namespace llm

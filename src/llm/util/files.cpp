@@ -144,4 +144,6 @@ fs::path data_file(std::string_view name) {
 
 fs::path config_file(std::string_view name) { return fs::path(LLM_DEFAULT_CONFIG_DIR) / fs::path(name); }
 
+fs::path script_file(std::string_view name) { return fs::path(LLM_DEFAULT_SCRIPTS_DIR) / fs::path(name); }
+
 }  // namespace llm

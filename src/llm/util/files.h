@@ -28,4 +28,7 @@ std::filesystem::path data_file(std::string_view name);
 /// A file of the project's configs/ folder.
 std::filesystem::path config_file(std::string_view name);
 
+/// A file of the project's scripts/ folder.
+std::filesystem::path script_file(std::string_view name);
+
 }  // namespace llm

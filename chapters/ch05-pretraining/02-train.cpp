@@ -1,0 +1,105 @@
+// Lesson 5.2: pretraining a GPT on a text file, with the lesson's printed losses and
+// samples, plus checkpoints, resuming, metrics, a plot and a live progress line.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "llm/io/state_dict.h"
+#include "llm/train/train_flags.h"
+#include "llm/util/cli.h"
+#include "llm/util/error.h"
+#include "llm/util/files.h"
+#include "llm/util/interrupt.h"
+#include "llm/util/process.h"
+#include "llm/util/progress.h"
+#include "llm/util/show.h"
+
+namespace {
+
+std::string one_line(std::string text) {
+  for (auto& c : text) c = c == '\n' ? ' ' : c;
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto options = llm::cli::options("ch05-02-train", "Pretrain a GPT on a text file, as lesson 5.2 does");
+  llm::add_run_flags(options);
+  options.add_options("Output")("save-state-dict", "At the end, also write the weights alone (a PyTorch state_dict)",
+                                cxxopts::value<std::string>(), "FILE")(
+      "no-plot", "Skip the loss plot (out_dir/losses.png)")(
+      "progress", "Live progress line on stderr: auto (when a terminal), always or never",
+      cxxopts::value<std::string>()->default_value("auto"), "WHEN");
+
+  return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto when = args["progress"].as<std::string>();
+    if (when != "auto" && when != "always" && when != "never") {
+      throw llm::Error(fmt::format("--progress must be auto, always or never, got '{}'", when));
+    }
+    const auto tokenizer = llm::BpeTokenizer::gpt2();
+    const auto trainer = llm::trainer_from_flags(args, tokenizer);
+    const auto& config = trainer->config();
+    const auto& data = trainer->data();
+    fmt::print("Model: {} parameters; {} layers, {} heads, emb_dim {}, context {}\n",
+               llm::parameter_count(*trainer->model()), trainer->model()->config.n_layers,
+               trainer->model()->config.n_heads, trainer->model()->config.emb_dim,
+               trainer->model()->config.context_length);
+    fmt::print("Data: {}: {} training tokens ({} windows), {} validation tokens ({} windows)\n", config.data,
+               data.train_tokens, data.train->size(), data.val_tokens, data.val->size());
+    fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
+               trainer->steps_per_epoch(), config.batch_size, config.lr, config.weight_decay, config.seed);
+    if (trainer->step() > 0) fmt::print("Resuming at step {} ({} tokens seen)\n", trainer->step(), trainer->tokens_seen());
+
+    const llm::StopOnSignal stop;
+    llm::ProgressLine progress(when == "always" || (when == "auto" && llm::ProgressLine::stderr_is_terminal()));
+    llm::TrainHooks hooks;
+    hooks.on_step = [&](const llm::StepRecord& s) {
+      progress.update({s.step, s.total_steps, s.epoch, config.num_epochs, s.loss, s.tokens_per_second, s.seconds_left});
+    };
+    hooks.on_eval = [&](const llm::EvalRecord& r) {
+      progress.clear();
+      fmt::print("Ep {} (Step {:06d}): Train loss {:.3f}, Val loss {:.3f}\n", r.epoch, r.step, r.train_loss, r.val_loss);
+      std::fflush(stdout);
+    };
+    hooks.on_sample = [&](int64_t, const std::string& sample) {
+      progress.clear();
+      fmt::print("{}\n", one_line(sample));
+      std::fflush(stdout);
+    };
+    hooks.should_stop = [] { return llm::StopOnSignal::requested(); };
+    const auto end = trainer->train(hooks);
+    progress.clear();
+
+    if (args.count("save-state-dict") != 0) {
+      llm::save_tensors(args["save-state-dict"].as<std::string>(), llm::state_dict(*trainer->model()));
+    }
+    if (!config.out_dir.empty()) {
+      fmt::print("Checkpoint: {}\nMetrics: {}\n", trainer->checkpoint_path().string(), trainer->metrics_path().string());
+      if (args.count("no-plot") == 0 && !trainer->history().empty()) {
+        const auto png = std::filesystem::path(config.out_dir) / "losses.png";
+        const int status = llm::run_process({std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3",
+                                             llm::script_file("plot_losses.py").string(),
+                                             trainer->metrics_path().string(), png.string()});
+        if (status == 0) {
+          fmt::print("Plot: {}\n", png.string());
+        } else {
+          fmt::print("Plot: not drawn (scripts/plot_losses.py needs python3 with matplotlib)\n");
+        }
+      }
+    }
+    if (args.count("save-outputs") != 0) {
+      auto archive = trainer->checkpoint();
+      archive.emplace_back("kind", llm::string_tensor("train"));
+      llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
+    }
+    if (end == llm::TrainEnd::kStopped) {
+      const int signal = llm::StopOnSignal::signal_number();
+      throw llm::Stopped(fmt::format("stopped by signal {} after step {}; {}", signal, trainer->step(),
+                                     config.out_dir.empty()
+                                         ? std::string("nothing saved (out_dir is empty)")
+                                         : fmt::format("continue with --resume {}", trainer->checkpoint_path().string())),
+                         128 + signal);
+    }
+  });
+}

@@ -1,0 +1,62 @@
+"""GPT-2's byte-level BPE as OpenAI's original encoder.py runs it, on the vocabulary
+files in the data folder: a tokenizer independent of the C++ one and of tiktoken.
+
+Python's re has no \\p{L} or \\p{N}; the pattern below uses [^\\W\\d_] and \\d, which
+match exactly the same characters on ASCII text. encode() refuses other text."""
+import json
+import re
+
+from common import data_file
+
+PATTERN = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""")
+
+
+def bytes_to_unicode():
+    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return dict(zip(bs, map(chr, cs)))
+
+
+class Encoder:
+    def __init__(self):
+        self.encoder = json.loads(data_file("gpt2/encoder.json").read_text(encoding="utf-8"))
+        merges = data_file("gpt2/vocab.bpe").read_text(encoding="utf-8").split("\n")[1:-1]
+        self.ranks = {tuple(m.split()): i for i, m in enumerate(merges)}
+        self.byte_encoder = bytes_to_unicode()
+        self.cache = {}
+
+    def bpe(self, token):
+        if token in self.cache:
+            return self.cache[token]
+        word = list(token)
+        while len(word) > 1:
+            pairs = {(a, b) for a, b in zip(word, word[1:])}
+            best = min(pairs, key=lambda p: self.ranks.get(p, float("inf")))
+            if best not in self.ranks:
+                break
+            merged, i = [], 0
+            while i < len(word):
+                if i < len(word) - 1 and (word[i], word[i + 1]) == best:
+                    merged.append(word[i] + word[i + 1])
+                    i += 2
+                else:
+                    merged.append(word[i])
+                    i += 1
+            word = merged
+        self.cache[token] = word
+        return word
+
+    def encode(self, text):
+        if not text.isascii():
+            raise ValueError("gpt2_bpe.encode: this reference pattern is exact on ASCII text only")
+        ids = []
+        for piece in PATTERN.findall(text):
+            token = "".join(self.byte_encoder[b] for b in piece.encode("utf-8"))
+            ids.extend(self.encoder[t] for t in self.bpe(token))
+        return ids

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "llm/model/gpt_model.h"
+#include "llm/text/data_loader.h"
+
+namespace llm {
+
+/// Lesson 5.1: the mean cross-entropy of next-token logits [b, t, vocab] against
+/// target ids [b, t], over all b * t positions (PyTorch's cross_entropy on the
+/// flattened tensors).
+torch::Tensor token_cross_entropy(const torch::Tensor& logits, const torch::Tensor& targets);
+
+/// exp(loss): the number of tokens the model is as unsure between as a uniform guess.
+double perplexity(double loss);
+
+/// The model's loss on one batch, with autograd as the caller has it.
+torch::Tensor calc_loss_batch(GPTModel& model, const Batch& batch);
+
+/// The mean batch loss over the first `num_batches` batches of one pass over the
+/// loader (all of them when not given, and at most all of them). Starting the pass
+/// draws from the global generator as PyTorch's DataLoader does, so evaluating
+/// inside a training loop keeps the two languages' random streams in step. No
+/// autograd; the caller chooses train or eval mode.
+double calc_loss_loader(GPTModel& model, const DataLoader& loader, std::optional<int64_t> num_batches = std::nullopt);
+
+}  // namespace llm

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace llm {
+
+/// One evaluation during training: what the lesson prints and plots.
+struct EvalRecord {
+  int64_t step = 0;         // the optimizer step just taken, from 0 (the lesson's global_step)
+  int64_t epoch = 0;        // the epoch under way, from 1
+  double epochs_seen = 0;   // epochs done, with the fraction of the current one
+  int64_t tokens_seen = 0;  // input tokens trained on so far
+  double train_loss = 0;
+  double val_loss = 0;
+  double lr = 0;
+};
+
+/// One JSON object per line.
+std::string to_json_line(const EvalRecord& record);
+EvalRecord parse_eval_record(const std::string& line, const std::string& source);
+
+/// Training metrics as JSON lines: one object per evaluation, flushed as it is
+/// written, so a plot or a `tail -f` sees the run as it goes.
+class MetricsLog {
+ public:
+  /// Starts `path` over with `history` (the records of a resumed run; none for a new
+  /// one), written atomically, and opens it for appending.
+  MetricsLog(std::filesystem::path path, const std::vector<EvalRecord>& history);
+
+  void append(const EvalRecord& record);
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  std::ofstream out_;
+};
+
+/// The records of a metrics file.
+std::vector<EvalRecord> read_metrics(const std::filesystem::path& path);
+
+}  // namespace llm

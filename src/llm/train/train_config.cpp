@@ -1,0 +1,183 @@
+#include "llm/train/train_config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <variant>
+#include <vector>
+
+#include "llm/util/error.h"
+#include "llm/util/files.h"
+
+namespace llm {
+namespace {
+
+// One row per setting: its JSON key (the flag is the key with dashes) and its member.
+// The table drives parsing, printing and the flags, so no setting can miss one.
+struct Field {
+  std::string_view key;
+  std::variant<int64_t TrainConfig::*, double TrainConfig::*, std::string TrainConfig::*> member;
+  std::string_view help;
+};
+
+const std::vector<Field>& fields() {
+  static const std::vector<Field> kFields = {
+      {"model", &TrainConfig::model, "Model config (JSON)"},
+      {"data", &TrainConfig::data, "Training text (UTF-8)"},
+      {"seed", &TrainConfig::seed, "Seed of the weights, dropout and data order"},
+      {"train_ratio", &TrainConfig::train_ratio, "Share of the text's characters used for training"},
+      {"batch_size", &TrainConfig::batch_size, "Windows per batch"},
+      {"stride", &TrainConfig::stride, "Tokens between window starts (0: context length)"},
+      {"num_epochs", &TrainConfig::num_epochs, "Passes over the training windows"},
+      {"lr", &TrainConfig::lr, "AdamW learning rate (the peak, with a schedule)"},
+      {"weight_decay", &TrainConfig::weight_decay, "AdamW weight decay"},
+      {"eval_freq", &TrainConfig::eval_freq, "Evaluate every this many optimizer steps"},
+      {"eval_iter", &TrainConfig::eval_iter, "Batches per split in each evaluation"},
+      {"start_context", &TrainConfig::start_context, "Text continued after each epoch"},
+      {"sample_tokens", &TrainConfig::sample_tokens, "Tokens generated after each epoch"},
+      {"warmup_steps", &TrainConfig::warmup_steps, "Linear warmup steps"},
+      {"initial_lr", &TrainConfig::initial_lr, "Learning rate at the start of the warmup"},
+      {"lr_schedule", &TrainConfig::lr_schedule, "constant or cosine (decay to min_lr after warmup)"},
+      {"min_lr", &TrainConfig::min_lr, "Learning rate at the end of a cosine schedule"},
+      {"grad_clip", &TrainConfig::grad_clip, "Clip the gradient norm to this (0: off)"},
+      {"grad_accum", &TrainConfig::grad_accum, "Batches accumulated per optimizer step"},
+      {"max_steps", &TrainConfig::max_steps, "Stop after this many optimizer steps (0: all epochs)"},
+      {"checkpoint_every", &TrainConfig::checkpoint_every, "Checkpoint every this many steps (0: at the end)"},
+      {"out_dir", &TrainConfig::out_dir, "Folder for the checkpoint, metrics and plot"},
+  };
+  return kFields;
+}
+
+// The flag of a setting: its key with dashes; the model config is every model
+// executable's --config.
+std::string flag_name(std::string_view key) {
+  if (key == "model") return "config";
+  std::string name(key);
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+template <typename... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+template <typename... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
+
+}  // namespace
+
+void TrainConfig::validate(std::string_view source) const {
+  const auto fail = [&](std::string_view key, std::string_view expected, auto value) {
+    throw Error(fmt::format("{}: {} must be {}, got {}", source, key, expected, value));
+  };
+  if (model.empty()) fail("model", "a config file", "\"\"");
+  if (data.empty()) fail("data", "a text file", "\"\"");
+  if (seed < 0) fail("seed", ">= 0", seed);
+  if (!(train_ratio > 0.0 && train_ratio < 1.0)) fail("train_ratio", "between 0 and 1", train_ratio);
+  if (batch_size <= 0) fail("batch_size", "positive", batch_size);
+  if (stride < 0) fail("stride", "positive (or 0: the context length)", stride);
+  if (num_epochs <= 0) fail("num_epochs", "positive", num_epochs);
+  if (!(lr > 0.0 && std::isfinite(lr))) fail("lr", "positive", lr);
+  if (!(weight_decay >= 0.0 && std::isfinite(weight_decay))) fail("weight_decay", ">= 0", weight_decay);
+  if (eval_freq <= 0) fail("eval_freq", "positive", eval_freq);
+  if (eval_iter <= 0) fail("eval_iter", "positive", eval_iter);
+  if (start_context.empty()) fail("start_context", "some text", "\"\"");
+  if (sample_tokens < 0) fail("sample_tokens", ">= 0", sample_tokens);
+  if (warmup_steps < 0) fail("warmup_steps", ">= 0", warmup_steps);
+  if (!(initial_lr >= 0.0 && initial_lr <= lr)) fail("initial_lr", fmt::format("in [0, lr = {}]", lr), initial_lr);
+  if (lr_schedule != "constant" && lr_schedule != "cosine") {
+    fail("lr_schedule", "\"constant\" or \"cosine\"", fmt::format("\"{}\"", lr_schedule));
+  }
+  if (!(min_lr >= 0.0 && min_lr <= lr)) fail("min_lr", fmt::format("in [0, lr = {}]", lr), min_lr);
+  if (!(grad_clip >= 0.0 && std::isfinite(grad_clip))) fail("grad_clip", ">= 0", grad_clip);
+  if (grad_accum <= 0) fail("grad_accum", "positive", grad_accum);
+  if (max_steps < 0) fail("max_steps", ">= 0", max_steps);
+  if (checkpoint_every < 0) fail("checkpoint_every", ">= 0", checkpoint_every);
+}
+
+TrainConfig parse_train_config(std::string_view text, std::string_view source) {
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(fmt::format("training config '{}': not valid JSON ({})", source, e.what()));
+  }
+  if (!json.is_object()) throw Error(fmt::format("training config '{}': expected a JSON object", source));
+  TrainConfig config;
+  for (const auto& [key, value] : json.items()) {
+    const auto field = std::find_if(fields().begin(), fields().end(), [&](const Field& f) { return f.key == key; });
+    if (field == fields().end()) throw Error(fmt::format("training config '{}': unknown key '{}'", source, key));
+    const auto wrong = [&](const char* expected) {
+      return Error(fmt::format("training config '{}': {} must be {}, got {}", source, key, expected, value.dump()));
+    };
+    std::visit(Overloaded{[&](int64_t TrainConfig::*m) {
+                            if (!value.is_number_integer()) throw wrong("an integer");
+                            config.*m = value.get<int64_t>();
+                          },
+                          [&](double TrainConfig::*m) {
+                            if (!value.is_number()) throw wrong("a number");
+                            config.*m = value.get<double>();
+                          },
+                          [&](std::string TrainConfig::*m) {
+                            if (!value.is_string()) throw wrong("a string");
+                            config.*m = value.get<std::string>();
+                          }},
+               field->member);
+  }
+  config.validate(fmt::format("training config '{}'", source));
+  return config;
+}
+
+TrainConfig load_train_config(const std::filesystem::path& path) {
+  auto config = parse_train_config(read_file(path), path.string());
+  const std::filesystem::path model(config.model);
+  if (model.is_relative() && std::filesystem::exists(path.parent_path() / model)) {
+    config.model = (path.parent_path() / model).string();
+  }
+  return config;
+}
+
+nlohmann::json to_json(const TrainConfig& config) {
+  auto json = nlohmann::json::object();
+  for (const auto& field : fields()) {
+    std::visit([&](auto member) { json[std::string(field.key)] = config.*member; }, field.member);
+  }
+  return json;
+}
+
+std::filesystem::path model_config_path(const TrainConfig& config) {
+  const std::filesystem::path path(config.model);
+  return path.is_relative() && !std::filesystem::exists(path) ? config_file(config.model) : path;
+}
+
+std::filesystem::path data_path(const TrainConfig& config) {
+  const std::filesystem::path path(config.data);
+  return path.is_relative() && !std::filesystem::exists(path) ? data_file(config.data) : path;
+}
+
+void add_train_flags(cxxopts::Options& options) {
+  auto adder = options.add_options("Training");
+  for (const auto& field : fields()) {
+    if (field.key == "seed") continue;  // every executable's --seed
+    const auto name = flag_name(field.key), help = std::string(field.help);
+    std::visit(Overloaded{[&](int64_t TrainConfig::*) { adder(name, help, cxxopts::value<int64_t>(), "N"); },
+                          [&](double TrainConfig::*) { adder(name, help, cxxopts::value<double>(), "X"); },
+                          [&](std::string TrainConfig::*) { adder(name, help, cxxopts::value<std::string>(), "S"); }},
+               field.member);
+  }
+}
+
+void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args) {
+  for (const auto& field : fields()) {
+    const auto name = flag_name(field.key);
+    if (field.key == "seed" || args.count(name) == 0) continue;
+    std::visit([&](auto member) { config.*member = args[name].as<std::remove_reference_t<decltype(config.*member)>>(); },
+               field.member);
+  }
+  if (args.count("seed") != 0) config.seed = static_cast<int64_t>(args["seed"].as<uint64_t>());
+  config.validate("flags");
+}
+
+}  // namespace llm

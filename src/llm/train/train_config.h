@@ -1,0 +1,86 @@
+#pragma once
+
+#include <cxxopts.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace llm {
+
+/// A training run's settings, with the lesson's names. Defaults are lesson 5.2's run
+/// (the 124M model at context 256 on the-verdict). A run config file (JSON) sets any
+/// of them; every key is also a flag (--num-epochs for num_epochs; --config for model)
+/// that wins over it.
+struct TrainConfig {
+  /// The model config (JSON); a relative path is looked up beside the run config,
+  /// then in configs/.
+  std::string model = "gpt2-small-256.json";
+  /// The training text; a relative path that does not exist is looked up in the data
+  /// folder.
+  std::string data = "the-verdict.txt";
+  /// Seed of the global generator: weights, dropout and data order.
+  int64_t seed = 123;
+  /// The first train_ratio of the text's characters train; the rest validate.
+  double train_ratio = 0.9;
+  int64_t batch_size = 2;
+  /// Tokens between window starts; 0 means context_length (no overlap).
+  int64_t stride = 0;
+  int64_t num_epochs = 10;
+  /// AdamW's (peak) learning rate and decoupled weight decay.
+  double lr = 5e-4;
+  double weight_decay = 0.1;
+  /// Evaluate after every eval_freq optimizer steps, on eval_iter batches of each split.
+  int64_t eval_freq = 5;
+  int64_t eval_iter = 1;
+  /// After each epoch, continue this text greedily by sample_tokens tokens.
+  std::string start_context = "Every effort moves you";
+  int64_t sample_tokens = 50;
+  /// Linear warmup from initial_lr to lr over warmup_steps optimizer steps.
+  int64_t warmup_steps = 0;
+  double initial_lr = 0.0;
+  /// "constant", or "cosine": after warmup, decay to min_lr by the last step.
+  std::string lr_schedule = "constant";
+  double min_lr = 0.0;
+  /// Clip the gradients' total L2 norm to this; 0 means no clipping.
+  double grad_clip = 0.0;
+  /// Batches whose gradients add up to one optimizer step.
+  int64_t grad_accum = 1;
+  /// Stop after this many optimizer steps in all (0: run every epoch).
+  int64_t max_steps = 0;
+  /// Write a checkpoint every this many optimizer steps (0: only at the end or on
+  /// an interrupt).
+  int64_t checkpoint_every = 0;
+  /// Where the checkpoint, metrics, plot and weights go.
+  std::string out_dir = "runs/lesson";
+
+  /// Throws llm::Error naming `source` and the first impossible value.
+  void validate(std::string_view source = "training config") const;
+};
+
+/// Reads a run config: defaults, then the file's keys; a relative "model" path is made
+/// relative to the file's folder when a file of that name is there. Unknown keys,
+/// wrong types and impossible values are llm::Errors naming the file and the key.
+TrainConfig load_train_config(const std::filesystem::path& path);
+
+/// The same from JSON text; `source` names it in errors.
+TrainConfig parse_train_config(std::string_view json, std::string_view source);
+
+nlohmann::json to_json(const TrainConfig& config);
+
+/// Where config.model and config.data are: the path as given when it exists, else
+/// the file of that name in configs/ or in the data folder.
+std::filesystem::path model_config_path(const TrainConfig& config);
+std::filesystem::path data_path(const TrainConfig& config);
+
+/// One flag per setting, in the group "Training": --data, --num-epochs, ... (the seed
+/// is every executable's --seed).
+void add_train_flags(cxxopts::Options& options);
+
+/// Sets each setting whose flag was given, then validates.
+void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args);
+
+}  // namespace llm

@@ -1,0 +1,60 @@
+#include "llm/util/progress.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+namespace llm {
+namespace {
+
+std::string thousands(int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  const auto total = static_cast<int64_t>(std::llround(seconds));
+  return fmt::format("{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
+}
+
+std::string format_progress(const ProgressInfo& p) {
+  const int64_t percent = p.total_steps > 0 ? p.step * 100 / p.total_steps : 0;
+  return fmt::format("step {}/{} ({}%) | epoch {}/{} | loss {:.3f} | {} tok/s | {} left", p.step, p.total_steps,
+                     percent, p.epoch, p.num_epochs, p.loss,
+                     thousands(static_cast<int64_t>(std::llround(p.tokens_per_second))),
+                     format_duration(p.seconds_left));
+}
+
+ProgressLine::ProgressLine(bool enabled) : enabled_(enabled) {}
+
+ProgressLine::~ProgressLine() { clear(); }
+
+bool ProgressLine::stderr_is_terminal() { return ::isatty(STDERR_FILENO) != 0; }
+
+void ProgressLine::update(const ProgressInfo& info) {
+  if (!enabled_) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (shown_ && now - last_ < std::chrono::milliseconds(100) && info.step < info.total_steps) return;
+  last_ = now;
+  std::fprintf(stderr, "\r\033[K%s", format_progress(info).c_str());
+  std::fflush(stderr);
+  shown_ = true;
+}
+
+void ProgressLine::clear() {
+  if (!shown_) return;
+  std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
+  shown_ = false;
+}
+
+}  // namespace llm

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+namespace llm {
+
+/// What the live progress line shows.
+struct ProgressInfo {
+  int64_t step = 0;         // optimizer steps done
+  int64_t total_steps = 0;  // in the whole run
+  int64_t epoch = 0;        // from 1
+  int64_t num_epochs = 0;
+  double loss = 0;
+  double tokens_per_second = 0;
+  double seconds_left = 0;
+};
+
+/// "step 12/90 (13%) | epoch 2/10 | loss 6.124 | 1,234 tok/s | 0:01:05 left"
+std::string format_progress(const ProgressInfo& info);
+
+/// "1:02:03" (hours unbounded); "?" when not finite.
+std::string format_duration(double seconds);
+
+/// A line on stderr that each update rewrites in place (carriage return), shown only
+/// when stderr is a terminal unless forced; other output should call clear() first.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled);
+  ~ProgressLine();
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  /// At most ten redraws a second.
+  void update(const ProgressInfo& info);
+  /// Erases the line so that ordinary output can follow.
+  void clear();
+
+  /// Whether stderr is a terminal.
+  static bool stderr_is_terminal();
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+}  // namespace llm

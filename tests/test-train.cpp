@@ -1,0 +1,256 @@
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "helpers.h"
+#include "llm/io/state_dict.h"
+#include "llm/model/generate.h"
+#include "llm/train/checkpoint.h"
+#include "llm/train/loss.h"
+#include "llm/train/lr_schedule.h"
+#include "llm/train/metrics.h"
+#include "llm/train/trainer.h"
+#include "llm/util/error.h"
+#include "llm/util/files.h"
+#include "llm/util/progress.h"
+
+using llm::NamedTensors;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const llm::BpeTokenizer& tokenizer() {
+  static const auto kTokenizer = llm::BpeTokenizer::gpt2();
+  return kTokenizer;
+}
+
+bool have_data() {
+  return llm::test::data_or_skip("the-verdict.txt") && llm::test::data_or_skip("gpt2/encoder.json") &&
+         llm::test::data_or_skip("gpt2/vocab.bpe");
+}
+
+// The run of a golden (its settings were written by the reference script), on the
+// tiny model, writing nothing unless out_dir is given.
+llm::TrainConfig golden_run(const NamedTensors& golden, const std::string& out_dir = "") {
+  auto config = llm::parse_train_config(llm::tensor_string(llm::find_tensor(golden, "config/train", "golden")), "golden");
+  config.model = llm::config_file("tiny.json").string();
+  config.out_dir = out_dir;
+  return config;
+}
+
+llm::GPTConfig tiny() { return llm::load_gpt_config(llm::config_file("tiny.json")); }
+
+NamedTensors history_of(const llm::Trainer& trainer) {
+  return llm::with_prefix_removed(trainer.checkpoint(), "history/");
+}
+
+void check_same_history(const NamedTensors& actual, const NamedTensors& expected) {
+  REQUIRE(actual.size() == expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    INFO(actual[i].first);
+    CHECK(actual[i].first == expected[i].first);
+    CHECK(torch::equal(actual[i].second, expected[i].second));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("training losses equal PyTorch's: the lesson's loop and every option (warmup, cosine, clip, accumulation)") {
+  if (!have_data()) return;
+  for (const std::string name : {"lesson", "options"}) {
+    INFO(name);
+    const auto golden = llm::load_tensors(llm::test::golden("ch05-train-" + name + ".pt"));
+    llm::Trainer trainer(golden_run(golden), tiny(), tokenizer());
+    REQUIRE(trainer.train() == llm::TrainEnd::kFinished);
+    const auto history = history_of(trainer);
+    for (const std::string column : {"step", "epoch", "tokens_seen"}) {
+      CHECK(torch::equal(llm::find_tensor(history, column, "run"), llm::find_tensor(golden, "history/" + column, "golden")));
+    }
+    for (const std::string column : {"train_loss", "val_loss"}) {
+      llm::test::check_close(llm::find_tensor(history, column, "run"), llm::find_tensor(golden, "history/" + column, "golden"),
+                             name + " " + column, 1e-5);
+    }
+    llm::test::check_close(llm::find_tensor(history, "lr", "run"), llm::find_tensor(golden, "history/lr", "golden"),
+                           name + " lr", 1e-12);
+  }
+}
+
+TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at an epoch's end") {
+  if (!have_data()) return;
+  const auto golden = llm::load_tensors(llm::test::golden("ch05-train-lesson.pt"));
+  llm::Trainer whole(golden_run(golden), tiny(), tokenizer());
+  whole.train();
+  const auto expected = history_of(whole);
+  const auto steps_per_epoch = whole.steps_per_epoch();
+  for (const int64_t stop_at : {int64_t{13}, steps_per_epoch}) {
+    INFO("stopped after step " << stop_at);
+    const auto dir = llm::test::temp_dir("resume-" + std::to_string(stop_at));
+    auto first_config = golden_run(golden, dir.string());
+    first_config.max_steps = stop_at;
+    llm::Trainer first(first_config, tiny(), tokenizer());
+    REQUIRE(first.train() == llm::TrainEnd::kMaxSteps);
+    REQUIRE(first.step() == stop_at);
+
+    const auto checkpoint = llm::load_checkpoint(dir / "checkpoint.pt");
+    auto config = llm::checkpoint_train_config(checkpoint, "checkpoint");
+    config.max_steps = 0;
+    llm::Trainer resumed(config, checkpoint, "checkpoint", tokenizer());
+    REQUIRE(resumed.train() == llm::TrainEnd::kFinished);
+    check_same_history(history_of(resumed), expected);
+    CHECK(torch::equal(resumed.model()->out_head->weight, whole.model()->out_head->weight));
+    // The metrics file holds each evaluation once, across the two runs.
+    CHECK(llm::read_metrics(dir / "metrics.jsonl").size() == resumed.history().size());
+  }
+}
+
+TEST_CASE("a checkpoint round trip restores every entry exactly") {
+  if (!have_data()) return;
+  const auto golden = llm::load_tensors(llm::test::golden("ch05-train-lesson.pt"));
+  const auto dir = llm::test::temp_dir("checkpoint-round-trip");
+  auto config = golden_run(golden, dir.string());
+  config.max_steps = 7;
+  llm::Trainer trainer(config, tiny(), tokenizer());
+  trainer.train();
+  const auto saved = llm::load_checkpoint(dir / "checkpoint.pt");
+  const auto before = trainer.checkpoint();
+  llm::Trainer restored(llm::checkpoint_train_config(saved, "checkpoint"), saved, "checkpoint", tokenizer());
+  const auto after = restored.checkpoint();
+  REQUIRE(before.size() == after.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    INFO(before[i].first);
+    CHECK(before[i].first == after[i].first);
+    CHECK(torch::equal(before[i].second, after[i].second));
+  }
+  // The weights alone are the model's PyTorch state dict.
+  const auto weights = llm::checkpoint_weights(saved);
+  llm::GPTModel model(llm::checkpoint_model_config(saved, "checkpoint"));
+  llm::load_state_dict(*model, weights, "weights");
+  CHECK(torch::equal(model->tok_emb->weight, trainer.model()->tok_emb->weight));
+}
+
+TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error naming it") {
+  if (!have_data()) return;
+  const auto golden = llm::load_tensors(llm::test::golden("ch05-train-lesson.pt"));
+  const auto dir = llm::test::temp_dir("bad-checkpoint");
+  auto config = golden_run(golden, dir.string());
+  config.max_steps = 1;
+  llm::Trainer trainer(config, tiny(), tokenizer());
+  trainer.train();
+  const auto good = llm::read_file(dir / "checkpoint.pt");
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir / name, std::ios::binary) << bytes;
+    return (dir / name).string();
+  };
+  const auto cut = write("cut.pt", good.substr(0, good.size() / 2));
+  CHECK_THROWS_WITH(llm::load_checkpoint(cut), Contains("cut.pt"));
+  auto damaged = good;
+  for (size_t i = damaged.size() / 3; i < damaged.size() / 3 + 64; ++i) damaged[i] = static_cast<char>(damaged[i] ^ 0x5A);
+  CHECK_THROWS_AS(llm::load_checkpoint(write("damaged.pt", damaged)), llm::Error);
+  llm::save_tensors(dir / "state-dict.pt", llm::state_dict(*trainer.model()));
+  CHECK_THROWS_WITH(llm::load_checkpoint(dir / "state-dict.pt"), Contains("is not a training checkpoint"));
+  CHECK_THROWS_WITH(llm::load_checkpoint(write("text.pt", "hello")), Contains("text.pt"));
+
+  // A checkpoint of another model shape: the weights do not fit.
+  auto checkpoint = llm::load_checkpoint(dir / "checkpoint.pt");
+  auto other = tiny();
+  other.emb_dim = 32;
+  for (auto& [name, tensor] : checkpoint) {
+    if (name == "config/model") tensor = llm::string_tensor(llm::to_json(other).dump());
+  }
+  CHECK_THROWS_WITH(llm::Trainer(config, checkpoint, "other.pt", tokenizer()), Contains("other.pt"));
+}
+
+TEST_CASE("the lesson's loss helpers: cross-entropy by hand, perplexity, loader mean") {
+  const auto logits = torch::randn({2, 3, 7});
+  const auto targets = torch::randint(0, 7, {2, 3}, torch::kLong);
+  const auto log_probas = torch::log_softmax(logits, -1).gather(-1, targets.unsqueeze(-1));  // [2, 3, 1]
+  llm::test::check_close(llm::token_cross_entropy(logits, targets), -log_probas.mean(), "cross entropy", 1e-6);
+  CHECK(llm::perplexity(std::log(50257.0)) == Approx(50257.0));
+}
+
+TEST_CASE("the learning rate: linear warmup, then constant or cosine down to min_lr") {
+  llm::TrainConfig config;
+  config.lr = 1e-3;
+  config.warmup_steps = 10;
+  config.initial_lr = 1e-5;
+  CHECK(llm::learning_rate(config, 0, 100) == Approx(1e-5));
+  CHECK(llm::learning_rate(config, 5, 100) == Approx(1e-5 + 5 * (1e-3 - 1e-5) / 10));
+  CHECK(llm::learning_rate(config, 50, 100) == Approx(1e-3));
+  config.lr_schedule = "cosine";
+  config.min_lr = 1e-4;
+  CHECK(llm::learning_rate(config, 10, 100) == Approx(1e-3));
+  CHECK(llm::learning_rate(config, 55, 100) == Approx(1e-4 + 0.5 * (1e-3 - 1e-4)));
+  CHECK(llm::learning_rate(config, 100, 100) == Approx(1e-4));
+}
+
+TEST_CASE("run configs: unknown keys, wrong types and impossible values are errors naming the key") {
+  CHECK_THROWS_WITH(llm::parse_train_config(R"({"epochs": 3})", "r.json"), Contains("r.json': unknown key 'epochs'"));
+  CHECK_THROWS_WITH(llm::parse_train_config(R"({"lr": "fast"})", "r.json"), Contains("lr must be a number"));
+  CHECK_THROWS_WITH(llm::parse_train_config(R"({"batch_size": 0})", "r.json"), Contains("batch_size must be positive"));
+  CHECK_THROWS_WITH(llm::parse_train_config(R"({"lr": -1})", "r.json"), Contains("lr must be positive"));
+  CHECK_THROWS_WITH(llm::parse_train_config(R"({"train_ratio": 1})", "r.json"), Contains("train_ratio"));
+  CHECK_THROWS_WITH(llm::parse_train_config(R"({"lr_schedule": "step"})", "r.json"), Contains("lr_schedule"));
+  CHECK_THROWS_WITH(llm::parse_train_config("[1]", "r.json"), Contains("expected a JSON object"));
+  const auto config = llm::parse_train_config(R"({"num_epochs": 3, "lr": 0.001, "data": "x.txt"})", "r.json");
+  CHECK(config.num_epochs == 3);
+  CHECK(config.lr == 0.001);
+  CHECK(config.data == "x.txt");
+  CHECK(llm::parse_train_config(llm::to_json(config).dump(), "again").num_epochs == 3);
+}
+
+TEST_CASE("sampling: seeded draws repeat, temperature 0 and top-k 1 are greedy, eos stops") {
+  llm::GPTConfig config = tiny();
+  config.vocab_size = 100;
+  torch::manual_seed(123);
+  llm::GPTModel model(config);
+  model->eval();
+  const auto prompt = torch::tensor({{1, 2, 3}}, torch::kLong);
+  const auto sample = [&](const llm::SamplingOptions& options) {
+    torch::manual_seed(7);
+    return llm::generate(model, prompt, options);
+  };
+  const auto sampled = sample(llm::SamplingOptions(20).temperature(1.5).top_k(10));
+  CHECK(torch::equal(sampled, sample(llm::SamplingOptions(20).temperature(1.5).top_k(10))));
+  const auto greedy = llm::generate_text_simple(model, prompt, 20, config.context_length);
+  CHECK(torch::equal(sample(llm::SamplingOptions(20)), greedy));
+  CHECK(torch::equal(sample(llm::SamplingOptions(20).temperature(2.0).top_k(1)), greedy));
+  CHECK_FALSE(torch::equal(sampled, greedy));
+  // Stopping at the greedy path's fifth new token leaves the four before it.
+  const int64_t eos = greedy[0][3 + 4].item<int64_t>();
+  const auto stopped = sample(llm::SamplingOptions(20).eos_id(eos));
+  CHECK(stopped.size(1) <= 3 + 4);
+  CHECK((stopped.size(1) == 3 || stopped[0][-1].item<int64_t>() != eos));
+  CHECK_THROWS_WITH(sample(llm::SamplingOptions(5).temperature(-1)), Contains("temperature must be"));
+  CHECK_THROWS_WITH(sample(llm::SamplingOptions(5).eos_id(100)), Contains("eos_id"));
+}
+
+TEST_CASE("metrics are JSON lines that read back; the progress line shows step, loss, speed and time left") {
+  const auto dir = llm::test::temp_dir("metrics");
+  llm::EvalRecord record;
+  record.step = 5;
+  record.epoch = 1;
+  record.epochs_seen = 0.25;
+  record.tokens_seen = 3072;
+  record.train_loss = 9.5;
+  record.val_loss = 9.75;
+  record.lr = 5e-4;
+  {
+    llm::MetricsLog log(dir / "m.jsonl", {record});
+    record.step = 10;
+    log.append(record);
+  }
+  const auto back = llm::read_metrics(dir / "m.jsonl");
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].step == 5);
+  CHECK(back[1].step == 10);
+  CHECK(back[1].val_loss == 9.75);
+  CHECK(back[1].epochs_seen == 0.25);
+  llm::ProgressInfo info;
+  info.step = 12;
+  info.total_steps = 90;
+  info.epoch = 2;
+  info.num_epochs = 10;
+  info.loss = 6.1234;
+  info.tokens_per_second = 1234.4;
+  info.seconds_left = 65;
+  CHECK(llm::format_progress(info) == "step 12/90 (13%) | epoch 2/10 | loss 6.123 | 1,234 tok/s | 0:01:05 left");
+}

@@ -1,0 +1,30 @@
+// Text from a trained GPT: loads a training checkpoint or a state dict and continues a
+// prompt, greedily or by sampling with temperature and top-k.
+#include <fmt/format.h>
+
+#include "llm/model/model_flags.h"
+#include "llm/train/train_flags.h"
+#include "llm/util/cli.h"
+#include "llm/util/error.h"
+#include "llm/util/show.h"
+
+int main(int argc, char** argv) {
+  auto options = llm::cli::options("generate", "Continue a prompt with a trained GPT");
+  llm::add_trained_model_flags(options);
+  llm::add_sampling_flags(options);
+  options.add_options("Output")("ids", "Also print the token ids");
+
+  return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto tokenizer = llm::BpeTokenizer::gpt2();
+    const auto prompt = args["prompt"].as<std::string>();
+    if (prompt.empty()) throw llm::Error("--prompt is empty; expected some text to continue");
+    const auto sampling = llm::sampling_from_flags(args);
+    auto model = llm::trained_model_from_flags(args);
+    model->eval();
+    const auto out = llm::generate(model, llm::text_to_token_ids(tokenizer, prompt), sampling);
+    fmt::print("{}\n", llm::token_ids_to_text(tokenizer, out));
+    if (args.count("ids") != 0) fmt::print("Ids: {}\n", llm::show_ids(out));
+    llm::save_state_dict_flag(args, model);
+    if (args.count("save-outputs") != 0) llm::save_tensors(args["save-outputs"].as<std::string>(), {{"generated", out}});
+  });
+}

@@ -2,6 +2,7 @@
 // samples, plus checkpoints, resuming, metrics, a plot and a live progress line.
 #include <fmt/format.h>
 
+#include <csignal>
 #include <cstdio>
 
 #include "llm/io/state_dict.h"
@@ -95,7 +96,7 @@ int main(int argc, char** argv) {
     }
     if (end == llm::TrainEnd::kStopped) {
       const int signal = llm::StopOnSignal::signal_number();
-      throw llm::Stopped(fmt::format("stopped by signal {} after step {}; {}", signal, trainer->step(),
+      throw llm::Stopped(fmt::format("stopped by {} after step {}; {}", signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM", trainer->step(),
                                      config.out_dir.empty()
                                          ? std::string("nothing saved (out_dir is empty)")
                                          : fmt::format("continue with --resume {}", trainer->checkpoint_path().string())),

@@ -66,18 +66,25 @@ def split_ids(text, run, encode):
     return encode(text[:split_idx]), encode(text[split_idx:])
 
 
-def train(cfg, run, train_ids, val_ids, on_eval=None, on_sample=None):
-    """Returns the history: one row per evaluation, as the C++ checkpoint's history/."""
-    run = RUN_DEFAULTS | run
-    torch.manual_seed(run["seed"])
-    model = GPTModel(cfg)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=run["lr"], weight_decay=run["weight_decay"])
+def loaders(cfg, run, train_ids, val_ids):
+    """Lesson 5.1's loaders: shuffled training windows without a short last batch, and
+    the validation windows in order."""
     ctx = cfg["context_length"]
     stride = run["stride"] or ctx
     train_loader = DataLoader(GPTDatasetV1(train_ids, ctx, stride), batch_size=run["batch_size"], shuffle=True,
                               drop_last=True, num_workers=0)
     val_loader = DataLoader(GPTDatasetV1(val_ids, ctx, stride), batch_size=run["batch_size"], shuffle=False,
                             drop_last=False, num_workers=0)
+    return train_loader, val_loader
+
+
+def train(cfg, run, train_ids, val_ids, on_eval=None, on_sample=None):
+    """Returns the history: one row per evaluation, as the C++ checkpoint's history/."""
+    run = RUN_DEFAULTS | run
+    torch.manual_seed(run["seed"])
+    model = GPTModel(cfg)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=run["lr"], weight_decay=run["weight_decay"])
+    train_loader, val_loader = loaders(cfg, run, train_ids, val_ids)
     accum = run["grad_accum"]
     total_steps = -(-len(train_loader) // accum) * run["num_epochs"]
     history = {k: [] for k in ["step", "epoch", "epochs_seen", "tokens_seen", "train_loss", "val_loss", "lr"]}

@@ -10,6 +10,7 @@ exits 1 when one is above the tolerance.
 """
 import argparse
 import json
+import pathlib
 import re
 import sys
 
@@ -17,8 +18,10 @@ import torch
 
 import attention
 import ch02_simple_tokenizer as simple
-from common import GOLDEN
+import ch05_train
+from common import GOLDEN, data_file
 import gpt
+import gpt2_bpe
 
 STEPS = {}
 
@@ -178,7 +181,38 @@ def model_run(saved, seed):
         new_tokens = saved["generated"].shape[1] - saved["prompt"].shape[1]
         generated = gpt.generate_text_simple(model, saved["prompt"], new_tokens, cfg["context_length"])
         return {"generated": generated} | gpt.fingerprints(model)
+    if kind == "loss":
+        model = gpt.GPTModel(cfg)
+        model.eval()
+        with torch.no_grad():
+            logits = model(saved["inputs"])
+            loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), saved["targets"].flatten())
+            train_ids, val_ids = ch05_train.split_ids(read_text(saved), ch05_train.RUN_DEFAULTS,
+                                                      gpt2_bpe.Encoder().encode)
+            train_loader, val_loader = ch05_train.loaders(cfg, ch05_train.RUN_DEFAULTS, train_ids, val_ids)
+            return {"logits": logits, "loss": loss,
+                    "train_loss": torch.tensor(ch05_train.calc_loss_loader(train_loader, model), dtype=torch.float64),
+                    "val_loss": torch.tensor(ch05_train.calc_loss_loader(val_loader, model), dtype=torch.float64)}
     sys.exit(f"compare: unknown kind '{kind}'")
+
+
+def read_text(saved):
+    """The text a chapter-5 run read: its path as given, else the data folder's file."""
+    name = bytes(saved["data"].tolist()).decode()
+    path = pathlib.Path(name) if pathlib.Path(name).exists() else data_file(name)
+    return path.read_text(encoding="utf-8")
+
+
+def train_run(saved, seed):
+    """Replays a ch05-02-train run (its --save-outputs holds its configs) from the start
+    in PyTorch; the evaluation history must agree."""
+    cfg = json.loads(bytes(saved["config/model"].tolist()).decode())
+    run = json.loads(bytes(saved["config/train"].tolist()).decode())
+    saved["data"] = torch.tensor(list(run["data"].encode()), dtype=torch.uint8)
+    train_ids, val_ids = ch05_train.split_ids(read_text(saved), ch05_train.RUN_DEFAULTS | run, gpt2_bpe.Encoder().encode)
+    run = {k: v for k, v in run.items() if k in ch05_train.RUN_DEFAULTS}
+    history = ch05_train.history_tensors(ch05_train.train(cfg, run, train_ids, val_ids))
+    return {k: v for k, v in history.items() if k in saved}
 
 
 def main():
@@ -199,7 +233,7 @@ def main():
     seed = int(saved["seed"]) if "seed" in saved else args.seed
     if args.step is None and "kind" in saved:  # a module's run (chapters 3 and 4)
         name = bytes(saved["kind"].tolist()).decode()
-        rebuild = attention_run if name in attention.KINDS else model_run
+        rebuild = attention_run if name in attention.KINDS else train_run if name == "train" else model_run
     else:
         keys = set(saved) - {"seed"}
         name = args.step or next((n for n, (k, _) in STEPS.items() if k == keys or

@@ -9,7 +9,7 @@ exe="$1" python="$2"
 shift 2
 data_dir="${LLM_DATA_DIR:-$(pwd)/data}"
 case "$(basename "$exe")" in
-  ch02-*)
+  ch02-*|ch05-*)
     for f in the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe; do
       [ -f "$data_dir/$f" ] || { echo "LLM-SKIP: $data_dir/$f is missing"; exit 0; }
     done ;;

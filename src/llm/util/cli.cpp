@@ -5,6 +5,8 @@
 #include <spdlog/spdlog.h>
 #include <torch/torch.h>
 
+#include <malloc.h>
+
 #include <iostream>
 
 #include "llm/util/error.h"
@@ -38,6 +40,15 @@ std::string flag_error(const cxxopts::exceptions::exception& e, int argc, char**
     }
   }
   return message;
+}
+
+// Training frees and reallocates the same large tensors (logits, gradients) every
+// step. glibc would hand freed memory back to the kernel at once and fault it in
+// again, page by page, on the next step; keeping it in the heap halves the time of a
+// small model's step.
+void keep_freed_memory() {
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TOP_PAD, 512 << 20);
 }
 
 }  // namespace
@@ -74,6 +85,7 @@ int run(cxxopts::Options& options, int argc, char** argv,
     return kOk;
   }
   try {
+    keep_freed_memory();
     torch::manual_seed(args["seed"].as<uint64_t>());
     body(args);
     return kOk;

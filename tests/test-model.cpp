@@ -180,3 +180,40 @@ TEST_CASE("state dicts move both ways by the PyTorch names") {
   CHECK_THROWS_WITH(llm::load_state_dict(*gqa, llm::load_tensors(dir / "model.pt"), "model.pt"),
                     Catch::Contains("'trf_blocks.0.att.W_key.weight' has shape [64, 64], expected [32, 64]"));
 }
+
+TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA and GQA, greedy and sampled, past the context") {
+  for (const std::string attention : {"mha", "gqa"}) {
+    INFO(attention);
+    llm::GPTConfig config;
+    config.vocab_size = 200;
+    config.context_length = 16;
+    config.emb_dim = 32;
+    config.n_heads = 4;
+    config.n_layers = 2;
+    config.attention = attention;
+    config.n_kv_groups = attention == "gqa" ? 2 : 0;
+    torch::manual_seed(1);
+    llm::GPTModel model(config);
+    model->eval();
+    const auto prompt = torch::randint(0, config.vocab_size, {2, 5}, torch::kLong);
+    for (const auto& options : {llm::SamplingOptions(30), llm::SamplingOptions(30).temperature(1.0).top_k(20)}) {
+      torch::manual_seed(9);
+      const auto uncached = llm::generate(model, prompt, llm::SamplingOptions(options).kv_cache(false));
+      torch::manual_seed(9);
+      const auto cached = llm::generate(model, prompt, llm::SamplingOptions(options).kv_cache(true));
+      CHECK(uncached.size(1) == 5 + 30);  // 35 tokens: the window slid past context_length 16
+      CHECK(torch::equal(cached, uncached));
+    }
+    // Logits fed in two parts through the cache equal one forward pass; the cache holds
+    // only the key/value heads (num_kv_groups for GQA).
+    llm::KVCache cache(config.n_layers);
+    const auto first = model->forward_cached(prompt.slice(1, 0, 3), cache);
+    const auto second = model->forward_cached(prompt.slice(1, 3, 5), cache);
+    llm::test::check_close(torch::cat({first, second}, 1), model->forward(prompt), "cached logits", 1e-5);
+    CHECK(cache.length() == 5);
+    CHECK(cache.layers[0].keys.size(1) == (attention == "gqa" ? 2 : 4));
+    llm::KVCache full(config.n_layers);
+    model->forward_cached(torch::zeros({1, 16}, torch::kLong), full);
+    CHECK_THROWS_WITH(model->forward_cached(torch::zeros({1, 1}, torch::kLong), full), Catch::Contains("context_length 16"));
+  }
+}

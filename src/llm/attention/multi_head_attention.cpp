@@ -24,6 +24,14 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
   return out_proj(merge_heads(causal_attention(queries, keys, values, mask, dropout)));  // [b, t, d_out]
 }
 
+torch::Tensor MultiHeadAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
+  check_cached_input(x, cache, options.d_in(), options.context_length(), "MultiHeadAttention");
+  const int64_t h = options.num_heads();
+  const auto queries = split_heads(W_query(x), h);                                         // [b, h, t, hd]
+  const auto [keys, values] = cache.append(split_heads(W_key(x), h), split_heads(W_value(x), h));  // [b, h, past + t, hd]
+  return out_proj(merge_heads(causal_attention(queries, keys, values, mask, dropout)));  // [b, t, d_out]
+}
+
 GroupedQueryAttentionImpl::GroupedQueryAttentionImpl(const AttentionOptions& o) : options(o) {
   check_attention_options(o, "GroupedQueryAttention", /*heads=*/true, /*groups=*/true);
   const int64_t kv_width = o.num_kv_groups() * (o.d_out() / o.num_heads());
@@ -43,6 +51,15 @@ torch::Tensor GroupedQueryAttentionImpl::forward(const torch::Tensor& x) {
   const auto queries = split_heads(W_query(x), h);                                    // [b, h, t, hd]
   const auto values = split_heads(W_value(x), g).repeat_interleave(h / g, /*dim=*/1);  // [b, h, t, hd]
   return out_proj(merge_heads(causal_attention(queries, keys, values, mask, dropout)));  // [b, t, d_out]
+}
+
+torch::Tensor GroupedQueryAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
+  check_cached_input(x, cache, options.d_in(), options.context_length(), "GroupedQueryAttention");
+  const int64_t h = options.num_heads(), g = options.num_kv_groups();
+  const auto queries = split_heads(W_query(x), h);                                         // [b, h, t, hd]
+  const auto [keys, values] = cache.append(split_heads(W_key(x), g), split_heads(W_value(x), g));  // [b, g, past + t, hd]
+  return out_proj(merge_heads(causal_attention(queries, keys.repeat_interleave(h / g, /*dim=*/1),
+                                               values.repeat_interleave(h / g, /*dim=*/1), mask, dropout)));
 }
 
 }  // namespace llm

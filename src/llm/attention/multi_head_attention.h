@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "llm/attention/attention_options.h"
+#include "llm/attention/kv_cache.h"
 
 namespace llm {
 
@@ -12,6 +13,9 @@ namespace llm {
 struct MultiHeadAttentionImpl : torch::nn::Module {
   explicit MultiHeadAttentionImpl(const AttentionOptions& options);
   torch::Tensor forward(const torch::Tensor& x);
+  /// The same for x's tokens following those in `cache`, whose keys and values are
+  /// appended to it. The cache and x together must fit in context_length.
+  torch::Tensor forward_cached(const torch::Tensor& x, LayerKVCache& cache);
 
   AttentionOptions options;
   torch::nn::Linear W_query{nullptr}, W_key{nullptr}, W_value{nullptr}, out_proj{nullptr};
@@ -27,6 +31,8 @@ TORCH_MODULE(MultiHeadAttention);
 struct GroupedQueryAttentionImpl : torch::nn::Module {
   explicit GroupedQueryAttentionImpl(const AttentionOptions& options);
   torch::Tensor forward(const torch::Tensor& x);
+  /// As MultiHeadAttention's; the cache holds the num_kv_groups heads only.
+  torch::Tensor forward_cached(const torch::Tensor& x, LayerKVCache& cache);
 
   AttentionOptions options;
   torch::nn::Linear W_query{nullptr}, W_key{nullptr}, W_value{nullptr}, out_proj{nullptr};

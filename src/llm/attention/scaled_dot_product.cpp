@@ -15,12 +15,13 @@ torch::Tensor causal_mask(int64_t context_length) {
 
 torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights_out) {
-  const int64_t t = q.size(-2);
-  auto scores = torch::matmul(q, k.transpose(-2, -1));  // [..., t, t]
-  scores.masked_fill_(mask.slice(0, 0, t).slice(1, 0, t).to(torch::kBool), -INFINITY);
+  // The queries are the last t_q of the t_k positions (all of them without a cache).
+  const int64_t t_q = q.size(-2), t_k = k.size(-2);
+  auto scores = torch::matmul(q, k.transpose(-2, -1));  // [..., t_q, t_k]
+  scores.masked_fill_(mask.slice(0, t_k - t_q, t_k).slice(1, 0, t_k).to(torch::kBool), -INFINITY);
   auto weights = dropout(torch::softmax(scores / std::sqrt(static_cast<double>(k.size(-1))), /*dim=*/-1));
   if (weights_out != nullptr) *weights_out = weights;
-  return torch::matmul(weights, v);  // [..., t, d_v]
+  return torch::matmul(weights, v);  // [..., t_q, d_v]
 }
 
 torch::Tensor split_heads(const torch::Tensor& x, int64_t n) {
@@ -37,6 +38,15 @@ void check_attention_input(const torch::Tensor& x, int64_t d_in, int64_t context
   }
   if (x.size(1) > context_length) {
     throw Error(fmt::format("{}: {} tokens exceed context_length {}", module, x.size(1), context_length));
+  }
+}
+
+void check_cached_input(const torch::Tensor& x, const LayerKVCache& cache, int64_t d_in, int64_t context_length,
+                        const char* module) {
+  check_attention_input(x, d_in, context_length, module);
+  if (cache.length() + x.size(1) > context_length) {
+    throw Error(fmt::format("{}: {} cached and {} new tokens exceed context_length {}", module, cache.length(),
+                            x.size(1), context_length));
   }
 }
 

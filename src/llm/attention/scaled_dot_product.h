@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "llm/attention/kv_cache.h"
+
 namespace llm {
 
 /// The lesson's upper-triangular mask, 1 above the diagonal: position i may not see
@@ -10,9 +12,10 @@ torch::Tensor causal_mask(int64_t context_length);
 
 /// Causal scaled dot-product attention with dropout on the weights:
 /// softmax(q k^T / sqrt(d_k), future masked to -inf) -> dropout -> @ v.
-/// q, k, v are [..., t, d_k]; `mask` is a causal_mask at least t x t.
-/// Returns the context vectors [..., t, d_v]; `weights_out`, when given, receives the
-/// attention weights after dropout.
+/// q is [..., t_q, d_k] and k, v are [..., t_k, d_k]: the queries are the last t_q of
+/// t_k positions (t_q < t_k when earlier keys come from a KV cache). `mask` is a
+/// causal_mask at least t_k x t_k. Returns the context vectors [..., t_q, d_v];
+/// `weights_out`, when given, receives the attention weights after dropout.
 torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& mask, torch::nn::Dropout& dropout,
                                torch::Tensor* weights_out = nullptr);
@@ -25,5 +28,10 @@ torch::Tensor merge_heads(const torch::Tensor& x);
 
 /// Throws llm::Error unless x is [batch, tokens, d_in] with tokens <= context_length.
 void check_attention_input(const torch::Tensor& x, int64_t d_in, int64_t context_length, const char* module);
+
+/// check_attention_input for x's tokens after the `cache`'s: together they must fit
+/// in context_length.
+void check_cached_input(const torch::Tensor& x, const LayerKVCache& cache, int64_t d_in, int64_t context_length,
+                        const char* module);
 
 }  // namespace llm

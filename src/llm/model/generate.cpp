@@ -59,12 +59,27 @@ torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions
     throw Error(fmt::format("eos_id must be a token id below the vocabulary size {}, got {}", vocab_size,
                             *options.eos_id()));
   }
-  const int64_t context_size = options.context_size() > 0 ? options.context_size() : model->config.context_length;
+  const int64_t context_length = model->config.context_length;
+  const int64_t context_size = options.context_size() > 0 ? std::min(options.context_size(), context_length) : context_length;
   const int64_t top_k = std::min(options.top_k(), vocab_size);
   torch::NoGradGuard no_grad;
+  std::optional<KVCache> cache;
+  if (options.kv_cache()) cache.emplace(model->config.n_layers);
+  // The logits of the token after `ids`, from their last context_size tokens. With a
+  // cache the model sees only the tokens it has not cached; once the window slides,
+  // positions shift and the cache starts over on the window, as uncached generation
+  // recomputes it.
+  const auto next_logits = [&](const torch::Tensor& ids) {
+    const int64_t n = ids.size(1);
+    if (!cache) return model->forward(ids.slice(1, std::max<int64_t>(0, n - context_size))).select(1, -1);
+    if (n > context_size) {
+      cache->clear();
+      return model->forward_cached(ids.slice(1, n - context_size), *cache).select(1, -1);
+    }
+    return model->forward_cached(ids.slice(1, cache->length()), *cache).select(1, -1);  // [b, vocab_size]
+  };
   for (int64_t i = 0; i < options.max_new_tokens(); ++i) {
-    const auto context = idx.slice(1, std::max<int64_t>(0, idx.size(1) - context_size));  // [b, <= context_size]
-    auto logits = model->forward(context).select(1, -1);                                    // [b, vocab_size]
+    auto logits = next_logits(idx);  // [b, vocab_size]
     if (top_k > 0) {
       const auto kth = std::get<0>(torch::topk(logits, top_k)).select(1, -1).unsqueeze(1);  // [b, 1]
       logits = logits.masked_fill(logits < kth, -std::numeric_limits<float>::infinity());

@@ -39,6 +39,9 @@ struct SamplingOptions {
   TORCH_ARG(int64_t, top_k) = 0;
   /// Generation stops, without appending it, when every row's next token is this id.
   TORCH_ARG(std::optional<int64_t>, eos_id) = std::nullopt;
+  /// Keep each layer's keys and values (a KVCache) and feed the model only the new
+  /// token; the tokens are the same either way, the cache is faster.
+  TORCH_ARG(bool, kv_cache) = true;
 };
 
 /// Lesson 5.3: generation with temperature scaling, top-k and a stop token. Draws

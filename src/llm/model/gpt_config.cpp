@@ -7,6 +7,7 @@
 
 #include "llm/util/error.h"
 #include "llm/util/files.h"
+#include "llm/util/json.h"
 
 namespace llm {
 
@@ -37,13 +38,7 @@ void GPTConfig::validate(std::string_view source) const {
 }
 
 GPTConfig parse_gpt_config(std::string_view text, std::string_view source) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("config '{}': not valid JSON ({})", source, e.what()));
-  }
-  if (!json.is_object()) throw Error(fmt::format("config '{}': expected a JSON object", source));
+  const auto json = parse_json_object(text, "config", source);
   static const std::map<std::string_view, int64_t GPTConfig::*> kIntegers = {
       {"vocab_size", &GPTConfig::vocab_size}, {"context_length", &GPTConfig::context_length},
       {"emb_dim", &GPTConfig::emb_dim},       {"n_heads", &GPTConfig::n_heads},

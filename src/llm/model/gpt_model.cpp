@@ -47,6 +47,18 @@ torch::Tensor TransformerBlockImpl::forward(torch::Tensor x) {
   return x + drop_shortcut(ff(norm2(x)));        // [b, t, emb_dim]
 }
 
+torch::Tensor TransformerBlockImpl::forward_cached(torch::Tensor x, LayerKVCache& cache) {
+  const auto normed = norm1(x);
+  torch::Tensor attended;
+  if (auto* mha = att.ptr()->as<MultiHeadAttention>()) {
+    attended = mha->forward_cached(normed, cache);
+  } else {
+    attended = att.ptr()->as<GroupedQueryAttention>()->forward_cached(normed, cache);
+  }
+  x = x + drop_shortcut(attended);         // [b, t, emb_dim]
+  return x + drop_shortcut(ff(norm2(x)));  // [b, t, emb_dim]
+}
+
 GPTModelImpl::GPTModelImpl(const GPTConfig& c) : config(c) {
   c.validate();
   tok_emb = register_module("tok_emb", torch::nn::Embedding(c.vocab_size, c.emb_dim));
@@ -64,6 +76,22 @@ torch::Tensor GPTModelImpl::forward(const torch::Tensor& in_idx) {
   auto x = tok_emb(in_idx) + pos_emb(torch::arange(t, in_idx.options()));  // [b, t, emb_dim]
   x = trf_blocks->forward(drop_emb(x));                                     // [b, t, emb_dim]
   return out_head(final_norm(x));                                           // [b, t, vocab_size]
+}
+
+torch::Tensor GPTModelImpl::forward_cached(const torch::Tensor& in_idx, KVCache& cache) {
+  check_ids(in_idx, config);
+  const int64_t past = cache.length(), t = in_idx.size(1);
+  if (static_cast<int64_t>(cache.layers.size()) != config.n_layers || past + t > config.context_length) {
+    throw Error(fmt::format("GPT: a cache of {} layers and {} tokens cannot take {} more (n_layers {}, "
+                            "context_length {})",
+                            cache.layers.size(), past, t, config.n_layers, config.context_length));
+  }
+  auto x = tok_emb(in_idx) + pos_emb(torch::arange(past, past + t, in_idx.options()));  // [b, t, emb_dim]
+  x = drop_emb(x);
+  for (size_t i = 0; i < trf_blocks->size(); ++i) {
+    x = trf_blocks[i]->as<TransformerBlock>()->forward_cached(x, cache.layers[i]);  // [b, t, emb_dim]
+  }
+  return out_head(final_norm(x));  // [b, t, vocab_size]
 }
 
 DummyGPTModelImpl::DummyGPTModelImpl(const GPTConfig& c) {

@@ -2,6 +2,7 @@
 
 #include <torch/torch.h>
 
+#include "llm/attention/kv_cache.h"
 #include "llm/model/gpt_config.h"
 #include "llm/model/layers.h"
 
@@ -13,6 +14,8 @@ namespace llm {
 struct TransformerBlockImpl : torch::nn::Module {
   explicit TransformerBlockImpl(const GPTConfig& config);
   torch::Tensor forward(torch::Tensor x);
+  /// The same for x's tokens following those whose keys and values `cache` holds.
+  torch::Tensor forward_cached(torch::Tensor x, LayerKVCache& cache);
 
   torch::nn::AnyModule att;  // MultiHeadAttention or GroupedQueryAttention
   FeedForward ff{nullptr};
@@ -26,6 +29,10 @@ TORCH_MODULE(TransformerBlock);
 struct GPTModelImpl : torch::nn::Module {
   explicit GPTModelImpl(const GPTConfig& config);
   torch::Tensor forward(const torch::Tensor& in_idx);
+  /// The logits of in_idx's tokens, placed after the cache.length() tokens whose keys
+  /// and values `cache` holds, which it then also holds: a prompt first, then one
+  /// token at a time. Together they must fit in context_length.
+  torch::Tensor forward_cached(const torch::Tensor& in_idx, KVCache& cache);
 
   GPTConfig config;
   torch::nn::Embedding tok_emb{nullptr}, pos_emb{nullptr};

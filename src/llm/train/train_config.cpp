@@ -10,6 +10,7 @@
 
 #include "llm/util/error.h"
 #include "llm/util/files.h"
+#include "llm/util/json.h"
 
 namespace llm {
 namespace {
@@ -98,13 +99,7 @@ void TrainConfig::validate(std::string_view source) const {
 }
 
 TrainConfig parse_train_config(std::string_view text, std::string_view source) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("training config '{}': not valid JSON ({})", source, e.what()));
-  }
-  if (!json.is_object()) throw Error(fmt::format("training config '{}': expected a JSON object", source));
+  const auto json = parse_json_object(text, "training config", source);
   TrainConfig config;
   for (const auto& [key, value] : json.items()) {
     const auto field = std::find_if(fields().begin(), fields().end(), [&](const Field& f) { return f.key == key; });

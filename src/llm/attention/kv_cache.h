@@ -1,0 +1,33 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace llm {
+
+/// The keys and values one attention layer has computed so far, [b, kv_heads, t, hd]:
+/// kv_heads is num_heads for multi-head attention and num_kv_groups for grouped-query
+/// attention, whose cache is that much smaller. Undefined until the first token.
+struct LayerKVCache {
+  torch::Tensor keys, values;
+
+  /// Appends this step's keys and values ([b, kv_heads, t_new, hd]) and returns all.
+  std::pair<torch::Tensor, torch::Tensor> append(const torch::Tensor& new_keys, const torch::Tensor& new_values);
+  /// Tokens cached.
+  int64_t length() const { return keys.defined() ? keys.size(2) : 0; }
+};
+
+/// One LayerKVCache per transformer block: what lets generation feed the model only
+/// the newest token instead of the whole context at every step.
+struct KVCache {
+  explicit KVCache(int64_t n_layers) : layers(n_layers) {}
+  int64_t length() const { return layers.empty() ? 0 : layers.front().length(); }
+  void clear() {
+    for (auto& layer : layers) layer = {};
+  }
+  std::vector<LayerKVCache> layers;
+};
+
+}  // namespace llm

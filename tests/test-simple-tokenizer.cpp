@@ -50,7 +50,7 @@ TEST_CASE("V1 and V2 encode and decode as the lesson's Python tokenizers") {
   CHECK(v2.encode(text) == expect("all_ids_v2"));
 }
 
-TEST_CASE("V1 rejects unknown words; V2 maps them to <|unk|>") {
+TEST_CASE("V1 rejects unknown words, V2 maps them to <|unk|>") {
   const auto v1 = SimpleTokenizer::from_text("the cat sat.", SimpleTokenizer::Version::V1);
   CHECK_THROWS_WITH(v1.encode("the dog"), Catch::Contains("'dog' is not in the vocabulary"));
   const auto v2 = SimpleTokenizer::from_text("the cat sat.", SimpleTokenizer::Version::V2);

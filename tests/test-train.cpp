@@ -223,7 +223,7 @@ TEST_CASE("sampling: seeded draws repeat, temperature 0 and top-k 1 are greedy, 
   CHECK_THROWS_WITH(sample(llm::SamplingOptions(5).eos_id(100)), Contains("eos_id"));
 }
 
-TEST_CASE("metrics are JSON lines that read back; the progress line shows step, loss, speed and time left") {
+TEST_CASE("metrics are JSON lines that read back, and the progress line shows step, loss, speed and time left") {
   const auto dir = llm::test::temp_dir("metrics");
   llm::EvalRecord record;
   record.step = 5;

@@ -245,12 +245,12 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
         const auto loss = calc_loss_batch(model_, *it);
         const double value = loss.item<double>();
         if (!std::isfinite(value)) {
-          const auto kept = config_.out_dir.empty() ? std::string("no checkpoint is written without out_dir")
-                                                    : fmt::format("the last checkpoint, '{}', is kept as it was",
+          const auto kept = config_.out_dir.empty() ? std::string("No checkpoint is written without out_dir")
+                                                    : fmt::format("The last checkpoint, '{}', is kept as it was",
                                                                   checkpoint_path().string());
           throw Error(fmt::format("step {} (epoch {}): the training loss is {}; stopping. {}. A lower lr, warmup or "
                                   "grad_clip may help",
-                                  step_, epoch_ + 1, value, kept));
+                                  step_, epoch_ + 1, std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf", kept));
         }
         (config_.grad_accum > 1 ? loss / static_cast<double>(config_.grad_accum) : loss).backward();
         loss_sum += value;

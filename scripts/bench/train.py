@@ -1,0 +1,64 @@
+"""The PyTorch side of scripts/bench/train.sh: the reference GPT's training step
+(forward, cross-entropy, backward, AdamW step) on random batches, best of N, and the
+float32 matmul peak. One JSON line, as bench/train.cpp prints it."""
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "reference"))
+from gpt import GPTModel  # noqa: E402
+
+
+def best_seconds(iters, f):
+    f()
+    best = float("inf")
+    for _ in range(iters):
+        start = time.perf_counter()
+        f()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--config")
+    parser.add_argument("--batch", type=int, default=2)
+    parser.add_argument("--context", type=int, default=0)
+    parser.add_argument("--iters", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--matmul", type=int, default=0)
+    args = parser.parse_args()
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
+    if args.matmul:
+        n = args.matmul
+        a, b = torch.randn(n, n), torch.randn(n, n)
+        s = best_seconds(args.iters, lambda: torch.mm(a, b))
+        print(json.dumps({"matmul": n, "gflops": 2 * n ** 3 / s / 1e9, "threads": torch.get_num_threads()}))
+        return
+    cfg = json.loads(pathlib.Path(args.config).read_text())
+    if args.context:
+        cfg["context_length"] = args.context
+    torch.manual_seed(123)
+    model = GPTModel(cfg)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.1)
+    b, t = args.batch, cfg["context_length"]
+    inputs, targets = torch.randint(0, cfg["vocab_size"], (b, t)), torch.randint(0, cfg["vocab_size"], (b, t))
+
+    def step():
+        optimizer.zero_grad()
+        logits = model(inputs)
+        torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten()).backward()
+        optimizer.step()
+
+    s = best_seconds(args.iters, step)
+    print(json.dumps({"tokens_per_second": b * t / s, "seconds_per_step": s,
+                      "parameters": sum(p.numel() for p in model.parameters()), "threads": torch.get_num_threads()}))
+
+
+if __name__ == "__main__":
+    main()

@@ -42,11 +42,13 @@ std::string flag_error(const cxxopts::exceptions::exception& e, int argc, char**
   return message;
 }
 
-// Training frees and reallocates the same large tensors (logits, gradients) every
-// step. glibc would hand freed memory back to the kernel at once and fault it in
-// again, page by page, on the next step; keeping it in the heap halves the time of a
-// small model's step.
+// Training frees and reallocates the same large tensors (logits, gradients, AdamW's
+// temporaries) every step. glibc maps each block above 32 MiB on its own and unmaps
+// it when freed, and gives freed heap back to the kernel, so every step faults the
+// same memory in again, page by page. Keeping it all in the heap halves a small
+// model's step time and cuts 124M's by about a third on 2 cores.
 void keep_freed_memory() {
+  mallopt(M_MMAP_MAX, 0);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_TOP_PAD, 512 << 20);
 }

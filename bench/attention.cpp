@@ -2,28 +2,19 @@
 // variant, for scripts/bench/attention.sh.
 #include <fmt/format.h>
 
-#include <chrono>
-
 #include "llm/attention/causal_attention.h"
 #include "llm/attention/multi_head_attention.h"
 #include "llm/util/cli.h"
+#include "timing.h"
 
 namespace {
 
 template <typename Module>
 double seconds_per_step(Module& module, const torch::Tensor& x, int iters) {
-  const auto step = [&] {
+  return llm::bench::best_seconds(iters, [&] {
     module->zero_grad(/*set_to_none=*/true);
     module->forward(x).sum().backward();
-  };
-  step();  // warm-up
-  double best = 1e300;
-  for (int i = 0; i < iters; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    step();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
+  });
 }
 
 }  // namespace

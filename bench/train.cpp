@@ -3,28 +3,13 @@
 // scripts/bench/train.sh.
 #include <fmt/format.h>
 
-#include <chrono>
-
 #include "llm/model/gpt_config.h"
 #include "llm/train/loss.h"
 #include "llm/util/cli.h"
 #include "llm/util/show.h"
+#include "timing.h"
 
-namespace {
-
-template <typename F>
-double best_seconds(int iters, F&& f) {
-  f();  // warm-up
-  double best = 1e300;
-  for (int i = 0; i < iters; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return best;
-}
-
-}  // namespace
+using llm::bench::best_seconds;
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("bench-train", "Tokens/s of a training step, and the matmul peak");

@@ -4,25 +4,19 @@ import argparse
 import json
 import pathlib
 import sys
-import time
 
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "reference"))
 from attention import GroupedQueryAttention, MultiAttentionStacking, MultiHeadAttention  # noqa: E402
+from timing import best_seconds  # noqa: E402
 
 
 def seconds_per_step(module, x, iters):
     def step():
         module.zero_grad(set_to_none=True)
         module(x).sum().backward()
-    step()
-    best = float("inf")
-    for _ in range(iters):
-        start = time.perf_counter()
-        step()
-        best = min(best, time.perf_counter() - start)
-    return best
+    return best_seconds(iters, step)
 
 
 def main():

@@ -5,22 +5,12 @@ import argparse
 import json
 import pathlib
 import sys
-import time
 
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "reference"))
 from gpt import GPTModel  # noqa: E402
-
-
-def best_seconds(iters, f):
-    f()
-    best = float("inf")
-    for _ in range(iters):
-        start = time.perf_counter()
-        f()
-        best = min(best, time.perf_counter() - start)
-    return best
+from timing import best_seconds  # noqa: E402
 
 
 def main():

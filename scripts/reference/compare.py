@@ -187,7 +187,7 @@ def model_run(saved, seed):
         with torch.no_grad():
             logits = model(saved["inputs"])
             loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), saved["targets"].flatten())
-            train_ids, val_ids = ch05_train.split_ids(read_text(saved), ch05_train.RUN_DEFAULTS,
+            train_ids, val_ids = ch05_train.split_ids(read_text(bytes(saved["data"].tolist()).decode()), ch05_train.RUN_DEFAULTS,
                                                       gpt2_bpe.Encoder().encode)
             train_loader, val_loader = ch05_train.loaders(cfg, ch05_train.RUN_DEFAULTS, train_ids, val_ids)
             return {"logits": logits, "loss": loss,
@@ -196,9 +196,8 @@ def model_run(saved, seed):
     sys.exit(f"compare: unknown kind '{kind}'")
 
 
-def read_text(saved):
+def read_text(name):
     """The text a chapter-5 run read: its path as given, else the data folder's file."""
-    name = bytes(saved["data"].tolist()).decode()
     path = pathlib.Path(name) if pathlib.Path(name).exists() else data_file(name)
     return path.read_text(encoding="utf-8")
 
@@ -208,8 +207,7 @@ def train_run(saved, seed):
     in PyTorch; the evaluation history must agree."""
     cfg = json.loads(bytes(saved["config/model"].tolist()).decode())
     run = json.loads(bytes(saved["config/train"].tolist()).decode())
-    saved["data"] = torch.tensor(list(run["data"].encode()), dtype=torch.uint8)
-    train_ids, val_ids = ch05_train.split_ids(read_text(saved), ch05_train.RUN_DEFAULTS | run, gpt2_bpe.Encoder().encode)
+    train_ids, val_ids = ch05_train.split_ids(read_text(run["data"]), ch05_train.RUN_DEFAULTS | run, gpt2_bpe.Encoder().encode)
     run = {k: v for k, v in run.items() if k in ch05_train.RUN_DEFAULTS}
     history = ch05_train.history_tensors(ch05_train.train(cfg, run, train_ids, val_ids))
     return {k: v for k, v in history.items() if k in saved}

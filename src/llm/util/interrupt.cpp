@@ -8,11 +8,7 @@ namespace {
 volatile std::sig_atomic_t g_signal = 0;
 struct sigaction g_previous_int, g_previous_term;
 
-void on_signal(int signal) {
-  g_signal = signal;
-  // The next one of this kind takes the default action (ends the program).
-  std::signal(signal, SIG_DFL);
-}
+void on_signal(int signal) { g_signal = signal; }
 
 }  // namespace
 
@@ -20,6 +16,7 @@ StopOnSignal::StopOnSignal() {
   g_signal = 0;
   struct sigaction action {};
   action.sa_handler = on_signal;
+  action.sa_flags = SA_RESETHAND;  // a second signal of the kind takes its default action
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, &g_previous_int);
   sigaction(SIGTERM, &action, &g_previous_term);

@@ -26,10 +26,8 @@ int main(int argc, char** argv) {
       "width", "Model width (d_in = d_out)", cxxopts::value<int64_t>()->default_value("768"))(
       "heads", "Heads", cxxopts::value<int64_t>()->default_value("12"))(
       "groups", "Key/value groups of GQA", cxxopts::value<int64_t>()->default_value("4"))(
-      "iters", "Timed steps (the best is reported)", cxxopts::value<int>()->default_value("3"))(
-      "threads", "Intra-op threads (0: LibTorch's default)", cxxopts::value<int>()->default_value("0"));
+      "iters", "Timed steps (the best is reported)", cxxopts::value<int>()->default_value("3"));
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    if (args["threads"].as<int>() > 0) torch::set_num_threads(args["threads"].as<int>());
     const int64_t b = args["batch"].as<int64_t>(), t = args["tokens"].as<int64_t>(), d = args["width"].as<int64_t>();
     const int64_t h = args["heads"].as<int64_t>();
     const int iters = args["iters"].as<int>();

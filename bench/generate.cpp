@@ -14,10 +14,8 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("bench-generate", "Tokens/s of greedy generation, uncached and with a KV cache");
   options.add_options()("config", "Model config", cxxopts::value<std::string>()->default_value(
                                                       llm::config_file("gpt2-small.json").string()))(
-      "new-tokens", "Tokens to generate", cxxopts::value<int64_t>()->default_value("200"))(
-      "threads", "Intra-op threads (0: LibTorch's default)", cxxopts::value<int>()->default_value("0"));
+      "new-tokens", "Tokens to generate", cxxopts::value<int64_t>()->default_value("200"));
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    if (args["threads"].as<int>() > 0) torch::set_num_threads(args["threads"].as<int>());
     llm::GPTModel model(llm::load_gpt_config(args["config"].as<std::string>()));
     model->eval();
     const int64_t new_tokens = args["new-tokens"].as<int64_t>();

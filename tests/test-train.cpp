@@ -4,6 +4,7 @@
 #include "helpers.h"
 #include "llm/io/state_dict.h"
 #include "llm/model/generate.h"
+#include "llm/train/adamw.h"
 #include "llm/train/checkpoint.h"
 #include "llm/train/loss.h"
 #include "llm/train/lr_schedule.h"
@@ -159,12 +160,71 @@ TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error 
   CHECK_THROWS_WITH(llm::Trainer(config, checkpoint, "other.pt", tokenizer()), Contains("other.pt"));
 }
 
+TEST_CASE("the one-pass AdamW step follows LibTorch's AdamW step to float rounding") {
+  torch::manual_seed(7);
+  const std::vector<torch::Tensor> initial{torch::randn({300, 70}), torch::randn({70}),
+                                           torch::randn({5, 3, 2}, torch::kDouble)};
+  std::vector<torch::Tensor> ours, theirs;
+  for (const auto& t : initial) {
+    ours.push_back(t.clone().requires_grad_(true));
+    theirs.push_back(t.clone().requires_grad_(true));
+  }
+  const auto options = torch::optim::AdamWOptions(3e-3).weight_decay(0.1).betas({0.85, 0.97}).eps(1e-6);
+  llm::AdamW fused(ours, options);
+  torch::optim::AdamW reference(theirs, options);
+  for (int step = 0; step < 25; ++step) {
+    for (size_t i = 0; i < ours.size(); ++i) {
+      const auto grad = torch::randn_like(ours[i]) * (step % 5 == 0 ? 1e-4 : 1.0);
+      ours[i].mutable_grad() = grad.clone();
+      theirs[i].mutable_grad() = grad.clone();
+    }
+    fused.step();
+    reference.step();
+  }
+  for (size_t i = 0; i < ours.size(); ++i) {
+    const double diff = (ours[i] - theirs[i]).abs().max().item().toDouble();
+    INFO("parameter " << i << " max |diff| " << diff);
+    CHECK(torch::allclose(ours[i], theirs[i], 1e-5, 1e-6));
+    CHECK(!torch::equal(ours[i], initial[i]));
+    const auto& a = static_cast<torch::optim::AdamWParamState&>(*fused.state().at(
+        c10::guts::to_string(ours[i].unsafeGetTensorImpl())));
+    const auto& b = static_cast<torch::optim::AdamWParamState&>(*reference.state().at(
+        c10::guts::to_string(theirs[i].unsafeGetTensorImpl())));
+    CHECK(a.step() == 25);
+    CHECK(a.step() == b.step());
+    CHECK(torch::allclose(a.exp_avg(), b.exp_avg(), 1e-5, 1e-7));
+    CHECK(torch::allclose(a.exp_avg_sq(), b.exp_avg_sq(), 1e-5, 1e-9));
+  }
+}
+
 TEST_CASE("the lesson's loss helpers: cross-entropy by hand, perplexity, loader mean") {
   const auto logits = torch::randn({2, 3, 7});
   const auto targets = torch::randint(0, 7, {2, 3}, torch::kLong);
   const auto log_probas = torch::log_softmax(logits, -1).gather(-1, targets.unsqueeze(-1));  // [2, 3, 1]
   llm::test::check_close(llm::token_cross_entropy(logits, targets), -log_probas.mean(), "cross entropy", 1e-6);
   CHECK(llm::perplexity(std::log(50257.0)) == Approx(50257.0));
+}
+
+TEST_CASE("the fused output layer and cross-entropy equal the unfused ones, loss and gradients") {
+  torch::manual_seed(11);
+  const auto hidden = torch::randn({2, 5, 16}, torch::requires_grad());
+  const auto weight = (torch::randn({300, 16}) * 0.3).requires_grad_(true);
+  const auto targets = torch::randint(0, 300, {2, 5}, torch::kLong);
+  const auto loss = llm::linear_cross_entropy(hidden, weight, targets);
+  const auto [grad_hidden, grad_weight] = [&] {
+    const auto grads = torch::autograd::grad({loss * 3.0}, {hidden, weight});
+    return std::pair{grads[0], grads[1]};
+  }();
+  const auto reference = llm::token_cross_entropy(hidden.matmul(weight.t()), targets);
+  const auto expected = torch::autograd::grad({reference * 3.0}, {hidden, weight});
+  llm::test::check_close(loss, reference, "loss", 1e-6);
+  llm::test::check_close(grad_hidden, expected[0], "d loss / d hidden", 1e-6);
+  llm::test::check_close(grad_weight, expected[1], "d loss / d weight", 1e-6);
+  CHECK(grad_weight.abs().sum().item<double>() > 0);
+  {
+    torch::NoGradGuard no_grad;
+    llm::test::check_close(llm::linear_cross_entropy(hidden, weight, targets), reference, "loss without autograd", 1e-6);
+  }
 }
 
 TEST_CASE("the learning rate: linear warmup, then constant or cosine down to min_lr") {

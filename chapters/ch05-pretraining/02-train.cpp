@@ -71,6 +71,11 @@ int main(int argc, char** argv) {
     hooks.should_stop = [] { return llm::StopOnSignal::requested(); };
     const auto end = trainer->train(hooks);
     progress.clear();
+    const auto& times = trainer->step_times();
+    if (times.steps_seconds > 0) {
+      fmt::print("Data loading: {:.2f}% of the steps' time ({:.3f} s of {:.1f} s)\n", 100 * times.data_share(),
+                 times.data_seconds, times.steps_seconds);
+    }
 
     if (args.count("save-state-dict") != 0) {
       llm::save_tensors(args["save-state-dict"].as<std::string>(), llm::state_dict(*trainer->model()));

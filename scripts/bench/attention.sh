@@ -6,7 +6,7 @@
 #   scripts/bench/attention.sh [THREADS]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-threads="${1:-$(nproc)}"
+threads="${1:-1}"
 [ -x "$root/build/bin/bench-attention" ] || { echo "build first: scripts/setup.sh" >&2; exit 1; }
 echo "Attention forward + backward, $threads threads, $(nproc) cores: $(lscpu | sed -n 's/^Model name: *//p')"
 for size in "--batch 8 --tokens 1024 --width 768 --heads 12 --groups 4 --iters 3" \

@@ -7,7 +7,7 @@
 #   scripts/bench/generate.sh [THREADS] [NEW_TOKENS]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-threads="${1:-$(nproc)}" new_tokens="${2:-200}"
+threads="${1:-1}" new_tokens="${2:-200}"
 [ -x "$root/build/bin/bench-generate" ] || { echo "build first: scripts/setup.sh" >&2; exit 1; }
 echo "Greedy generation, 124M, $new_tokens new tokens, $threads threads, $(nproc) cores: $(lscpu | sed -n 's/^Model name: *//p')"
 cpp="$("$root/build/bin/bench-generate" --new-tokens "$new_tokens" --threads "$threads")"

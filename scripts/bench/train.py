@@ -47,7 +47,9 @@ def main():
 
     s = best_seconds(args.iters, step)
     print(json.dumps({"tokens_per_second": b * t / s, "seconds_per_step": s,
-                      "parameters": sum(p.numel() for p in model.parameters()), "threads": torch.get_num_threads()}))
+                      "parameters": sum(p.numel() for p in model.parameters()),
+                      "embedding_parameters": model.tok_emb.weight.numel() + model.pos_emb.weight.numel(),
+                      "threads": torch.get_num_threads()}))
 
 
 if __name__ == "__main__":

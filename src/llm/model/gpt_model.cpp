@@ -71,11 +71,15 @@ GPTModelImpl::GPTModelImpl(const GPTConfig& c) : config(c) {
 }
 
 torch::Tensor GPTModelImpl::forward(const torch::Tensor& in_idx) {
+  return out_head(forward_hidden(in_idx));  // [b, t, vocab_size]
+}
+
+torch::Tensor GPTModelImpl::forward_hidden(const torch::Tensor& in_idx) {
   check_ids(in_idx, config);
   const int64_t t = in_idx.size(1);
   auto x = tok_emb(in_idx) + pos_emb(torch::arange(t, in_idx.options()));  // [b, t, emb_dim]
   x = trf_blocks->forward(drop_emb(x));                                     // [b, t, emb_dim]
-  return out_head(final_norm(x));                                           // [b, t, vocab_size]
+  return final_norm(x);                                                     // [b, t, emb_dim]
 }
 
 torch::Tensor GPTModelImpl::forward_cached(const torch::Tensor& in_idx, KVCache& cache) {

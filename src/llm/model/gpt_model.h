@@ -29,6 +29,9 @@ TORCH_MODULE(TransformerBlock);
 struct GPTModelImpl : torch::nn::Module {
   explicit GPTModelImpl(const GPTConfig& config);
   torch::Tensor forward(const torch::Tensor& in_idx);
+  /// Everything but out_head: the final norm's output [b, t, emb_dim], for a loss
+  /// that applies out_head itself (linear_cross_entropy in train/loss.h).
+  torch::Tensor forward_hidden(const torch::Tensor& in_idx);
   /// The logits of in_idx's tokens, placed after the cache.length() tokens whose keys
   /// and values `cache` holds, which it then also holds: a prompt first, then one
   /// token at a time. Together they must fit in context_length.

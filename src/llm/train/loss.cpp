@@ -9,10 +9,43 @@ torch::Tensor token_cross_entropy(const torch::Tensor& logits, const torch::Tens
                                               targets.flatten());    // [b * t]
 }
 
+namespace {
+
+// Saves the log-probabilities [n, vocab] instead of the logits; the gradient of the
+// mean loss with respect to the logits is (softmax - one_hot) / n, and the 1 / n is
+// applied to the smaller operand of each product.
+struct LinearCrossEntropy : torch::autograd::Function<LinearCrossEntropy> {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& hidden,
+                               const torch::Tensor& weight, const torch::Tensor& targets) {
+    auto log_probs = torch::log_softmax(hidden.mm(weight.t()), 1);  // [n, vocab]
+    auto loss = -log_probs.gather(1, targets.unsqueeze(1)).mean();
+    ctx->save_for_backward({hidden, weight, targets, log_probs});
+    return loss;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_outputs) {
+    const auto saved = ctx->get_saved_variables();
+    const auto &hidden = saved[0], &weight = saved[1], &targets = saved[2];
+    auto grad_logits = saved[3].exp_();  // the softmax, in the log-probabilities' memory
+    grad_logits.scatter_add_(1, targets.unsqueeze(1), torch::full({targets.size(0), 1}, -1.0, grad_logits.options()));
+    const auto scale = grad_outputs[0] / static_cast<double>(targets.size(0));
+    return {grad_logits.mm(weight).mul_(scale), grad_logits.t().mm(hidden * scale), torch::Tensor()};
+  }
+};
+
+}  // namespace
+
+torch::Tensor linear_cross_entropy(const torch::Tensor& hidden, const torch::Tensor& weight,
+                                   const torch::Tensor& targets) {
+  const auto flat = hidden.flatten(0, -2);  // [n, d]
+  return LinearCrossEntropy::apply(flat, weight, targets.flatten());
+}
+
 double perplexity(double loss) { return std::exp(loss); }
 
 torch::Tensor calc_loss_batch(GPTModel& model, const Batch& batch) {
-  return token_cross_entropy(model->forward(batch.inputs), batch.targets);
+  return linear_cross_entropy(model->forward_hidden(batch.inputs), model->out_head->weight, batch.targets);
 }
 
 double calc_loss_loader(GPTModel& model, const DataLoader& loader, std::optional<int64_t> num_batches) {

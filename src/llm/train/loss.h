@@ -15,10 +15,22 @@ namespace llm {
 /// flattened tensors).
 torch::Tensor token_cross_entropy(const torch::Tensor& logits, const torch::Tensor& targets);
 
+/// token_cross_entropy(hidden.matmul(weight.t()), targets) for hidden [b, t, d],
+/// weight [vocab, d] (a bias-free output layer), targets [b, t], computed without
+/// the intermediate tensors: the forward keeps only the log-probabilities, and the
+/// backward turns them into the logits' gradient in place (softmax minus one-hot)
+/// instead of allocating a zero tensor for the one-hot, a gradient of the
+/// log-softmax and another of the logits. Equal to the unfused loss and gradients to
+/// float rounding (tests/test-train.cpp).
+torch::Tensor linear_cross_entropy(const torch::Tensor& hidden, const torch::Tensor& weight,
+                                   const torch::Tensor& targets);
+
 /// exp(loss): the number of tokens the model is as unsure between as a uniform guess.
 double perplexity(double loss);
 
-/// The model's loss on one batch, with autograd as the caller has it.
+/// The model's loss on one batch, with autograd as the caller has it: lesson 5.1's
+/// token_cross_entropy of the logits, computed as linear_cross_entropy of the
+/// hidden states and the output layer's weight.
 torch::Tensor calc_loss_batch(GPTModel& model, const Batch& batch);
 
 /// The mean batch loss over the first `num_batches` batches of one pass over the

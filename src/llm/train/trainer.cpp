@@ -9,6 +9,7 @@
 
 #include "llm/io/state_dict.h"
 #include "llm/model/generate.h"
+#include "llm/train/adamw.h"
 #include "llm/train/checkpoint.h"
 #include "llm/train/loss.h"
 #include "llm/train/lr_schedule.h"
@@ -109,7 +110,7 @@ Trainer::Trainer(TrainConfig config, const GPTConfig& model_config, const BpeTok
   // epoch starts.
   torch::manual_seed(static_cast<uint64_t>(config_.seed));
   model_ = GPTModel(model_config);
-  optimizer_ = std::make_unique<torch::optim::AdamW>(
+  optimizer_ = std::make_unique<AdamW>(
       model_->parameters(), torch::optim::AdamWOptions(config_.lr).weight_decay(config_.weight_decay));
   train_loader_ = std::make_unique<DataLoader>(
       data_.train, DataLoaderOptions(config_.batch_size).shuffle(true).drop_last(true));
@@ -229,19 +230,31 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
   };
   const int64_t total = total_steps(), first_step = step_, first_tokens = tokens_seen_;
   const auto started = std::chrono::steady_clock::now();
+  times_ = {};
+  using clock = std::chrono::steady_clock;
+  const auto since = [](clock::time_point start) { return std::chrono::duration<double>(clock::now() - start).count(); };
   model_->train();
   for (; epoch_ < config_.num_epochs; ++epoch_, batch_ = 0, order_ = torch::Tensor()) {
+    const auto loading = clock::now();
     auto it = order_.defined() ? train_loader_->resume(order_, batch_) : train_loader_->begin();
+    times_.data_seconds += since(loading);
+    times_.steps_seconds += since(loading);
     order_ = it.order();
     while (it != train_loader_->end()) {
       if (config_.max_steps > 0 && step_ >= config_.max_steps) return finish(TrainEnd::kMaxSteps);
+      const auto step_start = clock::now();
       const double lr = learning_rate(config_, step_, steps_per_epoch() * config_.num_epochs);
       for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
-      optimizer_->zero_grad();
+      model_->zero_grad(/*set_to_none=*/true);
       double loss_sum = 0.0;
       int64_t batches = 0;
       // A step takes grad_accum batches, or what is left of the epoch.
-      for (; batches < config_.grad_accum && it != train_loader_->end(); ++batches, ++it, ++batch_) {
+      const auto next_batch = [&] {
+        const auto loading = clock::now();
+        ++it;
+        times_.data_seconds += since(loading);
+      };
+      for (; batches < config_.grad_accum && it != train_loader_->end(); ++batches, next_batch(), ++batch_) {
         const auto loss = calc_loss_batch(model_, *it);
         const double value = loss.item<double>();
         if (!std::isfinite(value)) {
@@ -259,6 +272,7 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
       if (config_.grad_clip > 0.0) torch::nn::utils::clip_grad_norm_(model_->parameters(), config_.grad_clip);
       optimizer_->step();
       ++step_;
+      times_.steps_seconds += since(step_start);
 
       if (hooks.on_step) {
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

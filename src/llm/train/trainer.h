@@ -41,6 +41,14 @@ struct StepRecord {
   double seconds_left = 0;
 };
 
+/// Where a train() call's step time went: the steps (forward, backward, optimizer)
+/// and, within them, waiting for the data loader's next batch.
+struct StepTimes {
+  double steps_seconds = 0;
+  double data_seconds = 0;
+  double data_share() const { return steps_seconds > 0 ? data_seconds / steps_seconds : 0.0; }
+};
+
 /// What the caller hears of a run.
 struct TrainHooks {
   std::function<void(const StepRecord&)> on_step;
@@ -91,6 +99,8 @@ class Trainer {
   const std::vector<EvalRecord>& history() const { return history_; }
   int64_t step() const { return step_; }
   int64_t tokens_seen() const { return tokens_seen_; }
+  /// The last train() call's step time and data-loading time.
+  const StepTimes& step_times() const { return times_; }
   const TrainValData& data() const { return data_; }
   /// Optimizer steps per epoch and in the whole run.
   int64_t steps_per_epoch() const;
@@ -107,6 +117,7 @@ class Trainer {
   std::unique_ptr<DataLoader> train_loader_, val_loader_;
 
   // Where the run is; all of it goes into a checkpoint.
+  StepTimes times_;
   int64_t step_ = 0;    // optimizer steps done
   int64_t epoch_ = 0;   // the epoch under way, from 0
   int64_t batch_ = 0;   // batches of it used

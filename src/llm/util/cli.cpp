@@ -49,7 +49,7 @@ std::string flag_error(const cxxopts::exceptions::exception& e, int argc, char**
 // model's step time and cuts 124M's by about a third on 2 cores.
 void keep_freed_memory() {
   mallopt(M_MMAP_MAX, 0);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, -1);  // never trim
   mallopt(M_TOP_PAD, 512 << 20);
 }
 
@@ -61,7 +61,12 @@ cxxopts::Options options(const std::string& program, const std::string& descript
       "seed", "Seed of LibTorch's global generator (torch.manual_seed)",
       cxxopts::value<uint64_t>()->default_value("123"))(
       "save-outputs", "Write the inputs and outputs shown to FILE, a torch.save archive (load with torch.load)",
-      cxxopts::value<std::string>(), "FILE");
+      cxxopts::value<std::string>(), "FILE")(
+      "threads",
+      "LibTorch's intra-op threads, for element-wise ops and softmax; matrix products run on the BLAS's own "
+      "threads (all cores, or OPENBLAS_NUM_THREADS). More than 1 spin-waits against the BLAS's threads and made "
+      "training slower on every machine measured (docs/benchmarks.md)",
+      cxxopts::value<int>()->default_value("1"), "N");
   return opts;
 }
 
@@ -88,6 +93,11 @@ int run(cxxopts::Options& options, int argc, char** argv,
   }
   try {
     keep_freed_memory();
+    const int threads = args["threads"].as<int>();
+    if (threads < 1) {
+      throw cxxopts::exceptions::exception(fmt::format("--threads: expected a positive number, got {}", threads));
+    }
+    torch::set_num_threads(threads);
     torch::manual_seed(args["seed"].as<uint64_t>());
     body(args);
     return kOk;

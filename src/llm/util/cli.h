@@ -10,11 +10,12 @@ namespace llm::cli {
 /// Exit codes of every executable.
 enum Exit : int { kOk = 0, kFailed = 1, kBadFlags = 2 };
 
-/// Options with the flags every chapter executable has: --help, --seed and
-/// --save-outputs.
+/// Options with the flags every executable has: --help, --seed, --save-outputs and
+/// --threads.
 cxxopts::Options options(const std::string& program, const std::string& description);
 
-/// Parses the flags, seeds LibTorch's global generator with --seed, runs `body`, and
+/// Parses the flags, sets LibTorch's intra-op threads (--threads) and seeds its global
+/// generator (--seed), runs `body`, and
 /// turns what goes wrong into one line on stderr and an exit code: bad flags 2, bad
 /// input or any other failure 1, an llm::Stopped its exit code. --help prints the usage and exits 0.
 int run(cxxopts::Options& options, int argc, char** argv,

@@ -50,9 +50,16 @@ int main(int argc, char** argv) {
       "libtorch-step", "Zero the gradients and step with torch::optim::AdamW, as before the one-pass step");
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const int iters = args["iters"].as<int>();
+    const auto device = llm::cli::device(args);
+    const auto sync = [&] {
+      if (device.is_cuda()) torch::cuda::synchronize(device.index());
+    };
     if (const int64_t n = args["matmul"].as<int64_t>(); n > 0) {
-      const auto a = torch::randn({n, n}), b = torch::randn({n, n});
-      const double s = best_seconds(iters, [&] { torch::mm(a, b); });
+      const auto a = torch::randn({n, n}, device), b = torch::randn({n, n}, device);
+      const double s = best_seconds(iters, [&] {
+        torch::mm(a, b);
+        sync();
+      });
       fmt::print(R"json({{"matmul": {}, "gflops": {:.2f}, "threads": {}}})json" "\n", n, 2.0 * n * n * n / s / 1e9,
                  torch::get_num_threads());
       return;
@@ -60,6 +67,7 @@ int main(int argc, char** argv) {
     auto config = llm::load_gpt_config(args["config"].as<std::string>());
     if (args["context"].as<int64_t>() > 0) config.context_length = args["context"].as<int64_t>();
     llm::GPTModel model(config);
+    model->to(device);
     // The trainer's step: gradients reset to none, then the one-pass AdamW.
     const bool libtorch_step = args.count("libtorch-step") > 0;
     const auto adamw = torch::optim::AdamWOptions(5e-4).weight_decay(0.1);
@@ -74,6 +82,7 @@ int main(int argc, char** argv) {
       zero_grad();
       llm::calc_loss_batch(model, batch).backward();
       optimizer->step();
+      sync();
     };
     if (args.count("profile")) {
       step();

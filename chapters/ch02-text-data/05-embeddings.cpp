@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
       "batch-size", "Inputs per batch", cxxopts::value<int64_t>()->default_value("8"));
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto device = llm::cli::device(args);
     const int64_t vocab_size = args["vocab-size"].as<int64_t>(), output_dim = args["output-dim"].as<int64_t>();
     const int64_t max_length = args["max-length"].as<int64_t>();
     if (vocab_size <= 0 || output_dim <= 0) {
@@ -34,14 +35,16 @@ int main(int argc, char** argv) {
 
     // 2.7: a 6 x 3 embedding is a lookup table of rows, one per token id.
     torch::nn::Embedding small(/*num_embeddings=*/6, /*embedding_dim=*/3);
-    const auto small_ids = torch::tensor({2, 3, 5, 1}, torch::kLong);
+    small->to(device);
+    const auto small_ids = torch::tensor({2, 3, 5, 1}, torch::kLong).to(device);
     fmt::print("A 6x3 embedding layer's weights:\n{}\nrows for ids [2, 3, 5, 1]:\n{}\n\n", llm::show(small->weight),
                llm::show(small(small_ids)));
 
     // 2.8: token plus position embeddings for a batch of GPT-2 token ids.
     torch::nn::Embedding token_embedding(vocab_size, output_dim);
+    token_embedding->to(device);
     const llm::DataLoader loader(dataset, llm::DataLoaderOptions(args["batch-size"].as<int64_t>()).shuffle(false));
-    const auto inputs = loader.begin()->inputs;  // [batch, max_length]
+    const auto inputs = loader.begin()->inputs.to(device);  // [batch, max_length]
     const int64_t largest = inputs.max().item<int64_t>();
     if (largest >= vocab_size) {
       throw llm::Error(fmt::format("--vocab-size {} is too small for token id {}", vocab_size, largest));
@@ -49,7 +52,8 @@ int main(int argc, char** argv) {
     const auto token_embeddings = token_embedding(inputs);  // [batch, max_length, output_dim]
 
     torch::nn::Embedding position_embedding(/*num_embeddings=*/max_length, output_dim);
-    const auto pos_embeddings = position_embedding(torch::arange(max_length));  // [max_length, output_dim]
+    position_embedding->to(device);
+    const auto pos_embeddings = position_embedding(torch::arange(max_length, device));  // [max_length, output_dim]
     const auto input_embeddings = token_embeddings + pos_embeddings;            // [batch, max_length, output_dim]
 
     fmt::print("Token ids:\n{}\n", llm::show(inputs));

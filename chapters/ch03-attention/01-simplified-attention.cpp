@@ -18,8 +18,9 @@ int main(int argc, char** argv) {
       "context-length", "Number of inputs (other than 6: random inputs)", cxxopts::value<int64_t>()->default_value("6"));
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto device = llm::cli::device(args);
     const auto inputs =  // [t, d_in]
-        llm::attention_input({args["context-length"].as<int64_t>(), args["d-in"].as<int64_t>()}).detach();
+        llm::attention_input({args["context-length"].as<int64_t>(), args["d-in"].as<int64_t>()}).detach().to(device);
     const int64_t q = args["query"].as<int64_t>();
     if (q < 0 || q >= inputs.size(0)) {
       throw llm::Error(fmt::format("--query must be in 0..{}, got {}", inputs.size(0) - 1, q));

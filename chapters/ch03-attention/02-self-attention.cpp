@@ -14,12 +14,14 @@ int main(int argc, char** argv) {
   options.add_options()("version", "1: raw weight matrices, 2: Linear layers", cxxopts::value<int>()->default_value("1"));
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto device = llm::cli::device(args);
     const auto o = llm::attention_options(args);
     const int version = args["version"].as<int>();
     if (version != 1 && version != 2) throw llm::Error(fmt::format("--version must be 1 or 2, got {}", version));
 
     const auto run = [&](auto module, const std::string& kind) {
-      const auto x = llm::attention_input({o.context_length(), o.d_in()});  // [t, d_in]
+      module->to(device);
+      const auto x = llm::attention_input({o.context_length(), o.d_in()}).to(device);  // [t, d_in]
       const auto out = module->forward(x);                                    // [t, d_out]
       for (const auto& p : module->named_parameters()) fmt::print("{}:\n{}\n", p.key(), llm::show(p.value()));
       fmt::print("Context vectors ({} x {}):\n{}\n", out.size(0), out.size(1), llm::show(out));

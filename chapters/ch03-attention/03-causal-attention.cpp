@@ -12,9 +12,11 @@ int main(int argc, char** argv) {
   llm::add_attention_flags(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto device = llm::cli::device(args);
     const auto o = llm::attention_options(args);
     llm::CausalAttention attention(o);
-    const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()});
+    attention->to(device);
+    const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
     const auto out = attention->forward(x);  // [b, t, d_out]
     fmt::print("Mask (1 = hidden future position):\n{}\n", llm::show(attention->mask));
     fmt::print("Attention weights of the first input (dropout {}):\n{}\n", o.dropout(),
@@ -26,6 +28,6 @@ int main(int argc, char** argv) {
     }
     // Dropout on its own: about half of the entries are zeroed, the rest scaled by 2.
     torch::nn::Dropout dropout(0.5);
-    fmt::print("\nDropout(0.5) of a 6x6 matrix of ones:\n{}\n", llm::show(dropout(torch::ones({6, 6}))));
+    fmt::print("\nDropout(0.5) of a 6x6 matrix of ones:\n{}\n", llm::show(dropout(torch::ones({6, 6}, device))));
   });
 }

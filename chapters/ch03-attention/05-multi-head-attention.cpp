@@ -11,9 +11,11 @@ int main(int argc, char** argv) {
   llm::add_attention_flags(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto device = llm::cli::device(args);
     const auto o = llm::attention_options(args);
     llm::MultiHeadAttention mha(o);
-    const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()});
+    mha->to(device);
+    const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
     const auto out = mha->forward(x);  // [b, t, d_out]
     fmt::print("{} heads of width {} (d_out {}): output {}\n{}\n", o.num_heads(), o.d_out() / o.num_heads(),
                o.d_out(), llm::shape(out), llm::show(out));

@@ -20,9 +20,11 @@ int main(int argc, char** argv) {
       "layers", "Transformer layers for the memory figures", cxxopts::value<int64_t>()->default_value("12"));
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto device = llm::cli::device(args);
     const auto o = llm::attention_options(args);
     llm::GroupedQueryAttention gqa(o);
-    const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()});
+    gqa->to(device);
+    const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
     const auto out = gqa->forward(x);  // [b, t, d_out]
     const int64_t head_dim = o.d_out() / o.num_heads(), group_size = o.num_heads() / o.num_kv_groups();
     fmt::print("{} query heads share {} key/value heads ({} queries per group), head_dim {}\n", o.num_heads(),

@@ -12,11 +12,13 @@ int main(int argc, char** argv) {
   llm::add_config_flag(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto device = llm::cli::device(args);
     const auto config = llm::config_from_flags(args);
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     const auto batch = torch::cat({llm::text_to_token_ids(tokenizer, "Every effort moves you"),
-                                   llm::text_to_token_ids(tokenizer, "Every day holds a")});  // [2, 4]
+                                   llm::text_to_token_ids(tokenizer, "Every day holds a")}).to(device);  // [2, 4]
     llm::DummyGPTModel model(config);
+    model->to(device);
     const auto logits = model->forward(batch);  // [2, 4, vocab_size]
     fmt::print("Token ids:\n{}\nLogits {}; the first 5 of each row:\n{}\n", llm::show(batch), llm::shape(logits),
                llm::show(logits.slice(2, 0, 5)));

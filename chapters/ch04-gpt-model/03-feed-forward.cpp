@@ -11,8 +11,9 @@ int main(int argc, char** argv) {
   llm::add_config_flag(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto device = llm::cli::device(args);
     const auto config = llm::config_from_flags(args);
-    const auto points = torch::linspace(-3, 3, 7);
+    const auto points = torch::linspace(-3, 3, 7).to(device);
     llm::GELU gelu;
     const auto gelu_y = gelu(points), relu_y = torch::relu(points);
     fmt::print("{:>6} {:>9} {:>9}\n", "x", "GELU(x)", "ReLU(x)");
@@ -21,7 +22,8 @@ int main(int argc, char** argv) {
                  relu_y[i].item<double>());
     }
     llm::FeedForward ff(config.emb_dim);
-    const auto x = torch::rand({2, 3, config.emb_dim});
+    ff->to(device);
+    const auto x = torch::rand({2, 3, config.emb_dim}).to(device);
     const auto out = ff(x);  // [2, 3, emb_dim]
     fmt::print("\nFeedForward: input {} -> hidden {} -> output {}; {} parameters\n", llm::shape(x),
                4 * config.emb_dim, llm::shape(out), llm::parameter_count(*ff));

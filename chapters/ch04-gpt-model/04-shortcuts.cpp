@@ -11,14 +11,16 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-04-shortcuts", "Mean absolute gradients with and without shortcuts");
   llm::add_config_flag(options, "tiny.json");
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto device = llm::cli::device(args);
     const std::vector<int64_t> layer_sizes = {3, 3, 3, 3, 3, 1};
-    const auto sample_input = torch::tensor({{1.0, 0.0, -1.0}});
+    const auto sample_input = torch::tensor({{1.0, 0.0, -1.0}}).to(device);
     llm::NamedTensors archive;
     for (const bool shortcut : {false, true}) {
       torch::manual_seed(args["seed"].as<uint64_t>());  // the lesson seeds each model the same way
       llm::ExampleDeepNeuralNetwork model(layer_sizes, shortcut);
+      model->to(device);
       const auto output = model->forward(sample_input);
-      torch::nn::functional::mse_loss(output, torch::tensor({{0.0}})).backward();
+      torch::nn::functional::mse_loss(output, torch::tensor({{0.0}}, device)).backward();
       fmt::print("{} shortcuts:\n", shortcut ? "With" : "Without");
       std::vector<double> means;
       for (const auto& p : model->named_parameters()) {
@@ -32,7 +34,8 @@ int main(int argc, char** argv) {
     // layer: the gradient reaches the first block about as strongly as the last.
     const auto config = llm::config_from_flags(args);
     llm::GPTModel gpt(config);
-    const auto ids = torch::randint(0, config.vocab_size, {1, std::min<int64_t>(8, config.context_length)});
+    gpt->to(device);
+    const auto ids = torch::randint(0, config.vocab_size, {1, std::min<int64_t>(8, config.context_length)}).to(device);
     const auto logits = gpt->forward(ids);  // [1, t, vocab_size]
     torch::nn::functional::cross_entropy(logits.flatten(0, 1), ids.flatten()).backward();
     fmt::print("In the GPT of --config (shortcuts in every block):\n");

@@ -11,9 +11,11 @@ int main(int argc, char** argv) {
   llm::add_config_flag(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto device = llm::cli::device(args);
     const auto config = llm::config_from_flags(args);
-    const auto x = torch::rand({2, 4, config.emb_dim});  // drawn first, as in the lesson
+    const auto x = torch::rand({2, 4, config.emb_dim}).to(device);  // drawn first, as in the lesson
     llm::TransformerBlock block(config);
+    block->to(device);
     const auto output = block(x);  // [2, 4, emb_dim]
     fmt::print("Input shape: {}\nOutput shape: {}\nParameters: {}\n", llm::shape(x), llm::shape(output),
                llm::parameter_count(*block));

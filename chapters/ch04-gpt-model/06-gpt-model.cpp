@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     const auto batch = torch::cat({llm::text_to_token_ids(tokenizer, "Every effort moves you"),
-                                   llm::text_to_token_ids(tokenizer, "Every day holds a")});  // [2, 4]
+                                   llm::text_to_token_ids(tokenizer, "Every day holds a")}).to(llm::cli::device(args));  // [2, 4]
     auto model = llm::model_from_flags(args);
     if (args.count("eval") != 0) model->eval();
     const auto logits = model->forward(batch);  // [2, 4, vocab_size]

@@ -17,13 +17,15 @@ int main(int argc, char** argv) {
                         cxxopts::value<std::string>()->default_value("the-verdict.txt"), "FILE");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto device = llm::cli::device(args);
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     llm::GPTModel model(llm::config_from_flags(args));
+    model->to(device);
     model->eval();
 
     // "every effort moves" -> " effort moves you", "I really like" -> " really like chocolate"
-    const auto inputs = torch::tensor({16833, 3626, 6100, 40, 1107, 588}, torch::kLong).view({2, 3});
-    const auto targets = torch::tensor({3626, 6100, 345, 1107, 588, 11311}, torch::kLong).view({2, 3});
+    const auto inputs = torch::tensor({16833, 3626, 6100, 40, 1107, 588}, torch::kLong).view({2, 3}).to(device);
+    const auto targets = torch::tensor({3626, 6100, 345, 1107, 588, 11311}, torch::kLong).view({2, 3}).to(device);
     torch::NoGradGuard no_grad;
     const auto logits = model->forward(inputs);             // [2, 3, vocab]
     const auto probas = torch::softmax(logits, -1);         // [2, 3, vocab]
@@ -33,7 +35,7 @@ int main(int argc, char** argv) {
                llm::token_ids_to_text(tokenizer, token_ids[0].flatten()));
 
     // The probability each row gives its target token, then the loss by hand.
-    const auto positions = torch::arange(3);
+    const auto positions = torch::arange(3, device);
     const auto target_probas_1 = probas.index({0, positions, targets[0]});  // [3]
     const auto target_probas_2 = probas.index({1, positions, targets[1]});  // [3]
     fmt::print("Text 1: {}\nText 2: {}\n", llm::show(target_probas_1), llm::show(target_probas_2));

@@ -21,29 +21,34 @@ def main():
     parser.add_argument("--iters", type=int, default=3)
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--matmul", type=int, default=0)
+    parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
+    device = torch.device(args.device)
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     if args.matmul:
         n = args.matmul
-        a, b = torch.randn(n, n), torch.randn(n, n)
-        s = best_seconds(args.iters, lambda: torch.mm(a, b))
+        a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
+        s = best_seconds(args.iters, lambda: (torch.mm(a, b), sync()))
         print(json.dumps({"matmul": n, "gflops": 2 * n ** 3 / s / 1e9, "threads": torch.get_num_threads()}))
         return
     cfg = json.loads(pathlib.Path(args.config).read_text())
     if args.context:
         cfg["context_length"] = args.context
     torch.manual_seed(123)
-    model = GPTModel(cfg)
+    model = GPTModel(cfg).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.1)
     b, t = args.batch, cfg["context_length"]
     inputs, targets = torch.randint(0, cfg["vocab_size"], (b, t)), torch.randint(0, cfg["vocab_size"], (b, t))
+    inputs, targets = inputs.to(device), targets.to(device)
 
     def step():
         optimizer.zero_grad()
         logits = model(inputs)
         torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten()).backward()
         optimizer.step()
+        sync()
 
     s = best_seconds(args.iters, step)
     print(json.dumps({"tokens_per_second": b * t / s, "seconds_per_step": s,

@@ -24,12 +24,14 @@ torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string
 }
 
 std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids) {
-  const auto flat = ids.flatten().to(torch::kLong).contiguous();
+  const auto flat = ids.flatten().to(torch::kCPU, torch::kLong).contiguous();
   return tokenizer.decode(std::vector<int64_t>(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel()));
 }
 
 torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size) {
   check_prompt(idx);
+  const auto caller_device = idx.device();
+  idx = idx.to(model->out_head->weight.device());
   if (max_new_tokens < 0) throw Error(fmt::format("generate: max_new_tokens must be >= 0, got {}", max_new_tokens));
   if (context_size <= 0) throw Error(fmt::format("generate: context_size must be positive, got {}", context_size));
   torch::NoGradGuard no_grad;
@@ -39,7 +41,7 @@ torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t m
     const auto next = torch::softmax(logits, -1).argmax(-1, /*keepdim=*/true);              // [b, 1]
     idx = torch::cat({idx, next}, 1);                                                       // [b, t + 1]
   }
-  return idx;
+  return idx.to(caller_device);
 }
 
 void SamplingOptions::validate() const {
@@ -53,6 +55,8 @@ void SamplingOptions::validate() const {
 
 torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions& options) {
   check_prompt(idx);
+  const auto caller_device = idx.device();
+  idx = idx.to(model->out_head->weight.device());
   options.validate();
   const int64_t vocab_size = model->config.vocab_size;
   if (options.eos_id() && (*options.eos_id() < 0 || *options.eos_id() >= vocab_size)) {
@@ -93,7 +97,7 @@ torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions
     if (options.eos_id() && (next == *options.eos_id()).all().item<bool>()) break;
     idx = torch::cat({idx, next}, 1);  // [b, t + 1]
   }
-  return idx;
+  return idx.to(caller_device);
 }
 
 }  // namespace llm

@@ -4,6 +4,7 @@
 
 #include "llm/attention/attention_flags.h"
 #include "llm/io/state_dict.h"
+#include "llm/util/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 
@@ -30,6 +31,7 @@ GPTModel model_from_flags(const cxxopts::ParseResult& args) {
     const auto path = args["load-state-dict"].as<std::string>();
     load_state_dict(*model, load_tensors(path), path);
   }
+  model->to(cli::device(args));
   return model;
 }
 
@@ -72,7 +74,7 @@ NamedTensors model_header(const std::string& kind, const cxxopts::ParseResult& a
 }
 
 torch::Tensor fingerprint(const torch::Tensor& tensor) {
-  const auto bits = tensor.detach().contiguous().flatten().view(torch::kInt32).to(torch::kLong);
+  const auto bits = tensor.detach().cpu().contiguous().flatten().view(torch::kInt32).to(torch::kLong);
   const auto weights = torch::arange(bits.numel(), torch::kLong) * static_cast<int64_t>(2654435761) + 1;
   return (bits * weights).sum();
 }

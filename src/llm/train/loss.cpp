@@ -45,7 +45,9 @@ torch::Tensor linear_cross_entropy(const torch::Tensor& hidden, const torch::Ten
 double perplexity(double loss) { return std::exp(loss); }
 
 torch::Tensor calc_loss_batch(GPTModel& model, const Batch& batch) {
-  return linear_cross_entropy(model->forward_hidden(batch.inputs), model->out_head->weight, batch.targets);
+  const auto device = model->out_head->weight.device();
+  return linear_cross_entropy(model->forward_hidden(batch.inputs.to(device)), model->out_head->weight,
+                              batch.targets.to(device));
 }
 
 double calc_loss_loader(GPTModel& model, const DataLoader& loader, std::optional<int64_t> num_batches) {

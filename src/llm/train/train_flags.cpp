@@ -4,6 +4,7 @@
 
 #include "llm/io/state_dict.h"
 #include "llm/model/gpt_config.h"
+#include "llm/util/cli.h"
 #include "llm/model/model_flags.h"
 #include "llm/train/checkpoint.h"
 #include "llm/util/error.h"
@@ -23,7 +24,7 @@ std::unique_ptr<Trainer> trainer_from_flags(const cxxopts::ParseResult& args, co
   if (args.count("resume") == 0) {
     auto config = load_train_config(args["train-config"].as<std::string>());
     apply_train_flags(config, args);
-    return std::make_unique<Trainer>(config, load_gpt_config(model_config_path(config)), tokenizer);
+    return std::make_unique<Trainer>(config, load_gpt_config(model_config_path(config)), tokenizer, cli::device(args));
   }
   if (args.count("train-config") != 0 || args.count("config") != 0) {
     throw Error("--resume continues the checkpoint's run with its own settings and model; leave out --train-config "
@@ -33,7 +34,7 @@ std::unique_ptr<Trainer> trainer_from_flags(const cxxopts::ParseResult& args, co
   const auto checkpoint = load_checkpoint(path);
   auto config = checkpoint_train_config(checkpoint, path);
   apply_train_flags(config, args);
-  return std::make_unique<Trainer>(config, checkpoint, path, tokenizer);
+  return std::make_unique<Trainer>(config, checkpoint, path, tokenizer, cli::device(args));
 }
 
 void add_trained_model_flags(cxxopts::Options& options) {
@@ -51,6 +52,7 @@ GPTModel trained_model_from_flags(const cxxopts::ParseResult& args) {
   const auto checkpoint = load_checkpoint(path);
   GPTModel model(checkpoint_model_config(checkpoint, path));
   load_state_dict(*model, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", path));
+  model->to(cli::device(args));
   return model;
 }
 

@@ -99,7 +99,8 @@ TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokeni
   return data;
 }
 
-Trainer::Trainer(TrainConfig config, const GPTConfig& model_config, const BpeTokenizer& tokenizer)
+Trainer::Trainer(TrainConfig config, const GPTConfig& model_config, const BpeTokenizer& tokenizer,
+                 torch::Device device)
     : config_(std::move(config)), tokenizer_(tokenizer) {
   config_.validate();
   model_config.validate();
@@ -110,6 +111,7 @@ Trainer::Trainer(TrainConfig config, const GPTConfig& model_config, const BpeTok
   // epoch starts.
   torch::manual_seed(static_cast<uint64_t>(config_.seed));
   model_ = GPTModel(model_config);
+  model_->to(device);
   optimizer_ = std::make_unique<AdamW>(
       model_->parameters(), torch::optim::AdamWOptions(config_.lr).weight_decay(config_.weight_decay));
   train_loader_ = std::make_unique<DataLoader>(
@@ -119,8 +121,8 @@ Trainer::Trainer(TrainConfig config, const GPTConfig& model_config, const BpeTok
 }
 
 Trainer::Trainer(TrainConfig config, const NamedTensors& checkpoint, const std::string& source,
-                 const BpeTokenizer& tokenizer)
-    : Trainer(std::move(config), checkpoint_model_config(checkpoint, source), tokenizer) {
+                 const BpeTokenizer& tokenizer, torch::Device device)
+    : Trainer(std::move(config), checkpoint_model_config(checkpoint, source), tokenizer, device) {
   load_state_dict(*model_, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", source));
   load_optimizer_state(*optimizer_, *model_, with_prefix_removed(checkpoint, "optimizer/"), source);
   step_ = scalar(checkpoint, "progress/step", source);

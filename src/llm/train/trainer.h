@@ -68,14 +68,18 @@ enum class TrainEnd { kFinished, kMaxSteps, kStopped };
 /// for the same algorithm after the same seed, so the losses equal the reference's.
 class Trainer {
  public:
-  /// A new run: seeds the global generator with config.seed, builds the model, the
-  /// optimizer and the data. `tokenizer` must outlive the trainer.
-  Trainer(TrainConfig config, const GPTConfig& model_config, const BpeTokenizer& tokenizer);
+  /// A new run: seeds the global generator with config.seed, builds the model (on the
+  /// CPU, with the CPU generator's weights, then moved to `device`), the optimizer and
+  /// the data. `tokenizer` must outlive the trainer. On CUDA, dropout draws from the
+  /// CUDA generator, which checkpoints do not hold: a resumed CUDA run is not bitwise
+  /// the uninterrupted one.
+  Trainer(TrainConfig config, const GPTConfig& model_config, const BpeTokenizer& tokenizer,
+          torch::Device device = torch::kCPU);
 
   /// A run continued from `checkpoint` (see checkpoint.h), with `config` as the run
   /// settings (the checkpoint's, possibly changed, e.g. more epochs).
   Trainer(TrainConfig config, const NamedTensors& checkpoint, const std::string& source,
-          const BpeTokenizer& tokenizer);
+          const BpeTokenizer& tokenizer, torch::Device device = torch::kCPU);
 
   /// Trains until the last epoch ends, max_steps is reached or hooks.should_stop says
   /// so; then writes the checkpoint (when out_dir is set). A non-finite loss throws an

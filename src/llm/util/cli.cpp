@@ -66,8 +66,34 @@ cxxopts::Options options(const std::string& program, const std::string& descript
       "LibTorch's intra-op threads, for element-wise ops and softmax; matrix products run on the BLAS's own "
       "threads (all cores, or OPENBLAS_NUM_THREADS). More than 1 spin-waits against the BLAS's threads and made "
       "training slower on every machine measured (docs/benchmarks.md)",
-      cxxopts::value<int>()->default_value("1"), "N");
+      cxxopts::value<int>()->default_value("1"), "N")(
+      "device", "Where the models and tensors live: auto (CUDA when this LibTorch has it and sees a GPU), cpu, "
+      "cuda or cuda:N",
+      cxxopts::value<std::string>()->default_value("auto"), "DEVICE");
   return opts;
+}
+
+c10::Device device(const cxxopts::ParseResult& args) {
+  const auto name = args["device"].as<std::string>();
+  const bool cuda = torch::cuda::is_available();
+  if (name == "auto") return cuda ? c10::Device(c10::kCUDA, 0) : c10::Device(c10::kCPU);
+  if (name == "cpu") return c10::kCPU;
+  if (name == "cuda" || name.rfind("cuda:", 0) == 0) {
+    if (!cuda) {
+      throw cxxopts::exceptions::exception(fmt::format(
+          "--device {}: this LibTorch has no CUDA, or sees no GPU; use --device cpu (or auto)", name));
+    }
+    const auto index = name == "cuda" ? std::string("0") : name.substr(5);
+    const bool digits = !index.empty() && index.size() < 4 &&
+                        index.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits || std::stoi(index) >= static_cast<int>(torch::cuda::device_count())) {
+      throw cxxopts::exceptions::exception(fmt::format("--device {}: there are {} CUDA devices, numbered from 0", name,
+                                                       torch::cuda::device_count()));
+    }
+    return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(std::stoi(index)));
+  }
+  throw cxxopts::exceptions::exception(
+      fmt::format("--device: expected auto, cpu, cuda or cuda:N, got '{}'", name));
 }
 
 int run(cxxopts::Options& options, int argc, char** argv,
@@ -98,6 +124,7 @@ int run(cxxopts::Options& options, int argc, char** argv,
       throw cxxopts::exceptions::exception(fmt::format("--threads: expected a positive number, got {}", threads));
     }
     torch::set_num_threads(threads);
+    device(args);  // a bad --device is a flag error before anything runs
     torch::manual_seed(args["seed"].as<uint64_t>());
     body(args);
     return kOk;

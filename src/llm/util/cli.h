@@ -1,5 +1,6 @@
 #pragma once
 
+#include <c10/core/Device.h>
 #include <cxxopts.hpp>
 
 #include <functional>
@@ -10,14 +11,19 @@ namespace llm::cli {
 /// Exit codes of every executable.
 enum Exit : int { kOk = 0, kFailed = 1, kBadFlags = 2 };
 
-/// Options with the flags every executable has: --help, --seed, --save-outputs and
-/// --threads.
+/// Options with the flags every executable has: --help, --seed, --save-outputs,
+/// --threads and --device.
 cxxopts::Options options(const std::string& program, const std::string& description);
 
 /// Parses the flags, sets LibTorch's intra-op threads (--threads) and seeds its global
 /// generator (--seed), runs `body`, and
 /// turns what goes wrong into one line on stderr and an exit code: bad flags 2, bad
 /// input or any other failure 1, an llm::Stopped its exit code. --help prints the usage and exits 0.
+/// The device of --device: "auto" is the first CUDA device when this LibTorch was
+/// built with CUDA and sees a GPU, else the CPU; "cpu"; "cuda" or "cuda:N". Asking
+/// for CUDA where there is none is a flag error.
+c10::Device device(const cxxopts::ParseResult& args);
+
 int run(cxxopts::Options& options, int argc, char** argv,
         const std::function<void(const cxxopts::ParseResult&)>& body);
 

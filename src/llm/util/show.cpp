@@ -10,12 +10,12 @@ namespace llm {
 
 std::string show(const torch::Tensor& tensor) {
   std::ostringstream out;
-  out << tensor.detach();
+  out << tensor.detach().cpu();
   return out.str();
 }
 
 std::string show_ids(const torch::Tensor& ids) {
-  const auto flat = ids.flatten().to(torch::kLong).contiguous();
+  const auto flat = ids.flatten().to(torch::kCPU, torch::kLong).contiguous();
   return fmt::format("[{}]", fmt::join(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel(), ", "));
 }
 

@@ -1,6 +1,7 @@
 #include "llm/attention/multi_head_attention.h"
 
 #include "llm/attention/scaled_dot_product.h"
+#include "llm/util/linear.h"
 
 namespace llm {
 
@@ -27,9 +28,11 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
 torch::Tensor MultiHeadAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
   check_cached_input(x, cache, options.d_in(), options.context_length(), "MultiHeadAttention");
   const int64_t h = options.num_heads();
-  const auto queries = split_heads(W_query(x), h);                                         // [b, h, t, hd]
-  const auto [keys, values] = cache.append(split_heads(W_key(x), h), split_heads(W_value(x), h));  // [b, h, past + t, hd]
-  return out_proj(merge_heads(causal_attention(queries, keys, values, mask, dropout)));  // [b, t, d_out]
+  // linear(): one token at a time is a matrix-vector product.
+  const auto queries = split_heads(linear(W_query, x), h);  // [b, h, t, hd]
+  const auto [keys, values] =
+      cache.append(split_heads(linear(W_key, x), h), split_heads(linear(W_value, x), h));  // [b, h, past + t, hd]
+  return linear(out_proj, merge_heads(causal_attention(queries, keys, values, mask, dropout)));  // [b, t, d_out]
 }
 
 GroupedQueryAttentionImpl::GroupedQueryAttentionImpl(const AttentionOptions& o) : options(o) {
@@ -56,10 +59,11 @@ torch::Tensor GroupedQueryAttentionImpl::forward(const torch::Tensor& x) {
 torch::Tensor GroupedQueryAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
   check_cached_input(x, cache, options.d_in(), options.context_length(), "GroupedQueryAttention");
   const int64_t h = options.num_heads(), g = options.num_kv_groups();
-  const auto queries = split_heads(W_query(x), h);                                         // [b, h, t, hd]
-  const auto [keys, values] = cache.append(split_heads(W_key(x), g), split_heads(W_value(x), g));  // [b, g, past + t, hd]
-  return out_proj(merge_heads(causal_attention(queries, keys.repeat_interleave(h / g, /*dim=*/1),
-                                               values.repeat_interleave(h / g, /*dim=*/1), mask, dropout)));
+  const auto queries = split_heads(linear(W_query, x), h);  // [b, h, t, hd]
+  const auto [keys, values] =
+      cache.append(split_heads(linear(W_key, x), g), split_heads(linear(W_value, x), g));  // [b, g, past + t, hd]
+  return linear(out_proj, merge_heads(causal_attention(queries, keys.repeat_interleave(h / g, /*dim=*/1),
+                                                       values.repeat_interleave(h / g, /*dim=*/1), mask, dropout)));
 }
 
 }  // namespace llm

@@ -21,12 +21,15 @@ struct GELUImpl : torch::nn::Module {
 };
 TORCH_MODULE(GELU);
 
-/// Lesson 4.3: emb_dim -> 4 * emb_dim -> GELU -> emb_dim, as `layers`.
+/// Lesson 4.3: emb_dim -> 4 * emb_dim -> GELU -> emb_dim, as `layers` (the state
+/// dict's names); expand, gelu and contract are its three modules.
 struct FeedForwardImpl : torch::nn::Module {
   explicit FeedForwardImpl(int64_t emb_dim);
-  torch::Tensor forward(const torch::Tensor& x) { return layers->forward(x); }
+  torch::Tensor forward(const torch::Tensor& x);
 
   torch::nn::Sequential layers{nullptr};
+  torch::nn::Linear expand{nullptr}, contract{nullptr};
+  GELU gelu;
 };
 TORCH_MODULE(FeedForward);
 

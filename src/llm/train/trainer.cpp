@@ -224,6 +224,9 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
   std::optional<MetricsLog> metrics;
   if (!config_.out_dir.empty()) {
     std::filesystem::create_directories(config_.out_dir);
+    // What a run killed in the middle of writing left behind.
+    remove_partial_writes(checkpoint_path());
+    remove_partial_writes(metrics_path());
     metrics.emplace(metrics_path(), history_);
   }
   const auto finish = [&](TrainEnd end) {

@@ -98,6 +98,21 @@ void check_utf8(std::string_view text, std::string_view what) {
   }
 }
 
+int remove_partial_writes(const fs::path& path) {
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const std::string prefix = "." + path.filename().string() + ".";
+  std::error_code ec;
+  int removed = 0;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() == prefix.size() + 6 && name.rfind(prefix, 0) == 0 && entry.is_regular_file(ec) &&
+        fs::remove(entry.path(), ec)) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
 void write_file_atomic(const fs::path& path, std::string_view bytes) {
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code ec;

@@ -21,6 +21,11 @@ void check_utf8(std::string_view text, std::string_view what);
 /// readers see the old file or the new one, never half of one.
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 
+/// Removes the temporary files that write_file_atomic(path, ...) calls killed in the
+/// middle of a write (SIGKILL, power loss) left beside `path`; returns how many.
+/// `path` itself is not touched.
+int remove_partial_writes(const std::filesystem::path& path);
+
 /// A file of the fetched data: $LLM_DATA_DIR/name if that variable is set, else the
 /// project's data/ folder.
 std::filesystem::path data_file(std::string_view name);

@@ -7,6 +7,7 @@
 #include "llm/model/gpt_model.h"
 #include "llm/model/model_flags.h"
 #include "llm/util/error.h"
+#include "llm/util/linear.h"
 #include "llm/util/show.h"
 
 using llm::NamedTensors;
@@ -215,5 +216,20 @@ TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA and 
     llm::KVCache full(config.n_layers);
     model->forward_cached(torch::zeros({1, 16}, torch::kLong), full);
     CHECK_THROWS_WITH(model->forward_cached(torch::zeros({1, 1}, torch::kLong), full), Catch::Contains("context_length 16"));
+  }
+}
+
+TEST_CASE("llm::linear: a single row through the matrix-vector path equals the layer's output") {
+  torch::manual_seed(5);
+  for (const bool bias : {true, false}) {
+    torch::nn::Linear layer(torch::nn::LinearOptions(48, 80).bias(bias));
+    for (const auto& shape : std::vector<std::vector<int64_t>>{{1, 1, 48}, {48}, {1, 48}, {3, 48}, {2, 1, 48}}) {
+      const auto x = torch::randn(shape);
+      const auto ours = llm::linear(layer, x);
+      const auto theirs = layer(x);
+      INFO("bias " << bias << ", input " << llm::shape(x));
+      CHECK(ours.sizes() == theirs.sizes());
+      llm::test::check_close(ours, theirs, "linear", 1e-6);
+    }
   }
 }

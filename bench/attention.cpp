@@ -11,9 +11,11 @@ namespace {
 
 template <typename Module>
 double seconds_per_step(Module& module, const torch::Tensor& x, int iters) {
+  module->to(x.device());
   return llm::bench::best_seconds(iters, [&] {
     module->zero_grad(/*set_to_none=*/true);
     module->forward(x).sum().backward();
+    if (x.is_cuda()) torch::cuda::synchronize(x.device().index());
   });
 }
 
@@ -32,7 +34,7 @@ int main(int argc, char** argv) {
     const int64_t h = args["heads"].as<int64_t>();
     const int iters = args["iters"].as<int>();
     const auto base = llm::AttentionOptions(d, d).context_length(t).num_heads(h);
-    const auto x = torch::rand({b, t, d}).requires_grad_();
+    const auto x = torch::rand({b, t, d}).to(llm::cli::device(args)).requires_grad_();
     const auto report = [&](const char* name, double s) {
       fmt::print(R"json({{"variant": "{}", "seconds": {:.5f}, "threads": {}}})json" "\n", name, s,
                  torch::get_num_threads());

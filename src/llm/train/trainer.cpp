@@ -233,17 +233,18 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
     if (!config_.out_dir.empty()) save_checkpoint(checkpoint_path());
     return end;
   };
-  const int64_t total = total_steps(), first_step = step_, first_tokens = tokens_seen_;
-  const auto started = std::chrono::steady_clock::now();
-  times_ = {};
   using clock = std::chrono::steady_clock;
   const auto since = [](clock::time_point start) { return std::chrono::duration<double>(clock::now() - start).count(); };
+  const int64_t total = total_steps(), first_step = step_, first_tokens = tokens_seen_;
+  const auto started = clock::now();
+  times_ = {};
   model_->train();
   for (; epoch_ < config_.num_epochs; ++epoch_, batch_ = 0, order_ = torch::Tensor()) {
     const auto loading = clock::now();
     auto it = order_.defined() ? train_loader_->resume(order_, batch_) : train_loader_->begin();
-    times_.data_seconds += since(loading);
-    times_.steps_seconds += since(loading);
+    const double loaded = since(loading);
+    times_.data_seconds += loaded;
+    times_.steps_seconds += loaded;
     order_ = it.order();
     while (it != train_loader_->end()) {
       if (config_.max_steps > 0 && step_ >= config_.max_steps) return finish(TrainEnd::kMaxSteps);
@@ -280,7 +281,7 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
       times_.steps_seconds += since(step_start);
 
       if (hooks.on_step) {
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        const double seconds = since(started);
         StepRecord record;
         record.step = step_;
         record.total_steps = total;

@@ -98,14 +98,24 @@ void check_utf8(std::string_view text, std::string_view what) {
   }
 }
 
+namespace {
+
+// Where write_file_atomic puts its temporary file for `path`: the same folder, named
+// ".<name>." and six characters mkstemp chooses.
+fs::path folder_of(const fs::path& path) { return path.has_parent_path() ? path.parent_path() : fs::path("."); }
+std::string temporary_prefix(const fs::path& path) { return "." + path.filename().string() + "."; }
+constexpr size_t kTemporarySuffix = 6;
+
+}  // namespace
+
 int remove_partial_writes(const fs::path& path) {
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  const std::string prefix = "." + path.filename().string() + ".";
+  const fs::path dir = folder_of(path);
+  const std::string prefix = temporary_prefix(path);
   std::error_code ec;
   int removed = 0;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.size() == prefix.size() + 6 && name.rfind(prefix, 0) == 0 && entry.is_regular_file(ec) &&
+    if (name.size() == prefix.size() + kTemporarySuffix && name.rfind(prefix, 0) == 0 && entry.is_regular_file(ec) &&
         fs::remove(entry.path(), ec)) {
       ++removed;
     }
@@ -114,12 +124,12 @@ int remove_partial_writes(const fs::path& path) {
 }
 
 void write_file_atomic(const fs::path& path, std::string_view bytes) {
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const fs::path dir = folder_of(path);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
     throw Error(fmt::format("file '{}': folder '{}' does not exist", path.string(), dir.string()));
   }
-  std::string tmp = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+  std::string tmp = (dir / (temporary_prefix(path) + std::string(kTemporarySuffix, 'X'))).string();
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) {
     throw Error(fmt::format("file '{}': cannot create a temporary file ({})", path.string(), std::strerror(errno)));

@@ -2,6 +2,7 @@
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
+#include "llm/text/distributed_sampler.h"
 #include "llm/util/error.h"
 
 namespace {
@@ -87,4 +88,43 @@ TEST_CASE("token plus position embeddings of an 8x4 batch are [8, 4, 256]") {
   CHECK(embeddings.sizes() == torch::IntArrayRef{8, 4, 256});
   CHECK(torch::equal(embeddings[1][2], token_embedding->weight[inputs[1][2].item<int64_t>()] +
                                            position_embedding->weight[2]));
+}
+
+TEST_CASE("the distributed sampler gives each rank torch's DistributedSampler indices") {
+  const auto golden = llm::load_tensors(llm::test::golden("distributed-sampler.pt"));
+  int cases = 0;
+  for (int c = 0;; ++c) {
+    const auto params_name = fmt::format("{}/params", c);
+    const auto found =
+        std::find_if(golden.begin(), golden.end(), [&](const auto& e) { return e.first == params_name; });
+    if (found == golden.end()) break;
+    const auto p = found->second;
+    const int64_t size = p[0].item<int64_t>(), replicas = p[1].item<int64_t>();
+    const bool shuffle = p[2].item<int64_t>() != 0, drop_last = p[4].item<int64_t>() != 0;
+    for (int64_t rank = 0; rank < replicas; ++rank) {
+      const llm::DistributedSampler sampler(size, replicas, rank, shuffle, p[3].item<int64_t>(), drop_last);
+      for (int64_t epoch = 0; epoch < 2; ++epoch) {
+        const auto& expected = llm::find_tensor(golden, fmt::format("{}/{}/{}", c, rank, epoch), "golden");
+        INFO("case " << c << ", rank " << rank << ", epoch " << epoch);
+        CHECK(sampler.num_samples() == expected.numel());
+        CHECK(torch::equal(sampler.indices(epoch), expected));
+      }
+    }
+    ++cases;
+  }
+  CHECK(cases == 7);
+  CHECK_THROWS_WITH(llm::DistributedSampler(10, 2, 2), Catch::Contains("rank 2 is outside 0..1"));
+}
+
+TEST_CASE("a data loader with a distributed sampler reads this rank's share, epoch by epoch") {
+  const auto data = dataset(40, 4, 4);  // 9 windows
+  const auto sampler = std::make_shared<llm::DistributedSampler>(data->size(), 2, 1, true, 123);
+  const llm::DataLoader loader(data, llm::DataLoaderOptions(2).drop_last(true).sampler(sampler));
+  CHECK(loader.size() == 2);  // 5 of the 9 windows (one repeated as padding), in batches of 2
+  for (int64_t epoch = 0; epoch < 2; ++epoch) {
+    loader.set_epoch(epoch);
+    const auto it = loader.begin();
+    CHECK(torch::equal(it.order(), sampler->indices(epoch)));
+    CHECK(torch::equal(it->inputs.select(1, 0), sampler->indices(epoch).slice(0, 0, 2) * 4));
+  }
 }

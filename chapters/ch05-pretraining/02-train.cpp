@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
     }
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     const auto trainer = llm::trainer_from_flags(args, tokenizer);
+    // In a data-parallel run rank 0 speaks for all; the others print only their errors.
+    if (!trainer->is_main()) std::freopen("/dev/null", "w", stdout);
     const auto& config = trainer->config();
     const auto& data = trainer->data();
     fmt::print("Model: {} parameters; {} layers, {} heads, emb_dim {}, context {}\n",
@@ -50,6 +52,11 @@ int main(int argc, char** argv) {
                data.train_tokens, data.train->size(), data.val_tokens, data.val->size());
     fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
                trainer->steps_per_epoch(), config.batch_size, config.lr, config.weight_decay, config.seed);
+    if (const auto& group = trainer->group()) {
+      fmt::print("Data-parallel: world size {} (c10d, Gloo); each rank reads its share of every epoch, batch {} "
+                 "per rank\n",
+                 group->world_size(), config.batch_size);
+    }
     if (trainer->step() > 0) fmt::print("Resuming at step {} ({} tokens seen)\n", trainer->step(), trainer->tokens_seen());
 
     const llm::StopOnSignal stop;
@@ -71,33 +78,41 @@ int main(int argc, char** argv) {
     hooks.should_stop = [] { return llm::StopOnSignal::requested(); };
     const auto end = trainer->train(hooks);
     progress.clear();
+    if (trainer->group()) {
+      const double divergence = trainer->rank_divergence();
+      fmt::print("Ranks: {} processes; largest difference of a weight from rank 0's: {}\n",
+                 trainer->group()->world_size(), divergence);
+    }
     const auto& times = trainer->step_times();
     if (times.steps_seconds > 0) {
       fmt::print("Data loading: {:.2f}% of the steps' time ({:.3f} s of {:.1f} s)\n", 100 * times.data_share(),
                  times.data_seconds, times.steps_seconds);
     }
 
-    if (args.count("save-state-dict") != 0) {
-      llm::save_tensors(args["save-state-dict"].as<std::string>(), llm::state_dict(*trainer->model()));
-    }
-    if (!config.out_dir.empty()) {
-      fmt::print("Checkpoint: {}\nMetrics: {}\n", trainer->checkpoint_path().string(), trainer->metrics_path().string());
-      if (args.count("no-plot") == 0 && !trainer->history().empty()) {
-        const auto png = std::filesystem::path(config.out_dir) / "losses.png";
-        const int status = llm::run_process({std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3",
-                                             llm::script_file("plot_losses.py").string(),
-                                             trainer->metrics_path().string(), png.string()});
-        if (status == 0) {
-          fmt::print("Plot: {}\n", png.string());
-        } else {
-          fmt::print("Plot: not drawn (scripts/plot_losses.py needs python3 with matplotlib)\n");
+    if (trainer->is_main()) {  // rank 0 writes the files
+      if (args.count("save-state-dict") != 0) {
+        llm::save_tensors(args["save-state-dict"].as<std::string>(), llm::state_dict(*trainer->model()));
+      }
+      if (!config.out_dir.empty()) {
+        fmt::print("Checkpoint: {}\nMetrics: {}\n", trainer->checkpoint_path().string(),
+                   trainer->metrics_path().string());
+        if (args.count("no-plot") == 0 && !trainer->history().empty()) {
+          const auto png = std::filesystem::path(config.out_dir) / "losses.png";
+          const auto python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+          const int status = llm::run_process({python, llm::script_file("plot_losses.py").string(),
+                                               trainer->metrics_path().string(), png.string()});
+          if (status == 0) {
+            fmt::print("Plot: {}\n", png.string());
+          } else {
+            fmt::print("Plot: not drawn (scripts/plot_losses.py needs python3 with matplotlib)\n");
+          }
         }
       }
-    }
-    if (args.count("save-outputs") != 0) {
-      auto archive = trainer->checkpoint();
-      archive.emplace_back("kind", llm::string_tensor("train"));
-      llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
+      if (args.count("save-outputs") != 0) {
+        auto archive = trainer->checkpoint();
+        archive.emplace_back("kind", llm::string_tensor("train"));
+        llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
+      }
     }
     if (end == llm::TrainEnd::kStopped) {
       const int signal = llm::StopOnSignal::signal_number();

@@ -7,12 +7,9 @@
 set -uo pipefail
 exe="$1" python="$2"
 shift 2
-data_dir="${LLM_DATA_DIR:-$(pwd)/data}"
+source "$(dirname "$0")/common.sh"
 case "$(basename "$exe")" in
-  ch02-*|ch05-*)
-    for f in the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe; do
-      [ -f "$data_dir/$f" ] || { echo "LLM-SKIP: $data_dir/$f is missing"; exit 0; }
-    done ;;
+  ch02-*|ch05-*) require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe ;;
 esac
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT

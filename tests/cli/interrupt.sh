@@ -8,10 +8,8 @@
 # checks the exit code (128 + the signal), the one-line notice, and a resume.
 set -uo pipefail
 bin="$1" signal="$2" dir="$3"
-data_dir="${LLM_DATA_DIR:-$(pwd)/data}"
-for f in the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe; do
-  [ -f "$data_dir/$f" ] || { echo "LLM-SKIP: $data_dir/$f is missing"; exit 0; }
-done
+source "$(dirname "$0")/common.sh"
+require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
 fail() { echo "FAILED: $*"; cat "$dir/train.log" "$dir/train.err" 2>/dev/null; exit 1; }
 rm -rf "$dir" && mkdir -p "$dir" || fail "cannot make $dir"
 

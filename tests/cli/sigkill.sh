@@ -12,10 +12,8 @@
 # replayed).
 set -uo pipefail
 bin="$1" dir="$2" kills="${3:-6}" seed="${4:-$RANDOM}"
-data_dir="${LLM_DATA_DIR:-$(pwd)/data}"
-for f in the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe; do
-  [ -f "$data_dir/$f" ] || { echo "LLM-SKIP: $data_dir/$f is missing"; exit 0; }
-done
+source "$(dirname "$0")/common.sh"
+require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
 fail() { echo "FAILED (seed $seed): $*"; tail -5 "$dir"/*.log 2>/dev/null; exit 1; }
 rm -rf "$dir" && mkdir -p "$dir" || fail "cannot make $dir"
 RANDOM="$seed"

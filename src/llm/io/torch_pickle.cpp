@@ -1,6 +1,5 @@
 #include "llm/io/torch_pickle.h"
 
-#include <caffe2/serialize/in_memory_adapter.h>
 #include <caffe2/serialize/inline_container.h>
 #include <fmt/format.h>
 
@@ -366,14 +365,35 @@ void check_zip_checksums(const std::string& bytes, const std::string& source) {
   }
 }
 
+// The file's bytes for LibTorch's zip reader. caffe2's MemoryReadAdapter copies
+// whatever is asked for, even from outside the buffer when a damaged directory points
+// there; this one copies only what the file has, and the reader then reports it.
+class BytesReadAdapter final : public caffe2::serialize::ReadAdapterInterface {
+ public:
+  explicit BytesReadAdapter(const std::string& bytes) : bytes_(bytes) {}
+  size_t size() const override { return bytes_.size(); }
+  size_t read(uint64_t pos, void* buf, size_t n, const char* what = "") const override {
+    if (pos >= bytes_.size()) return 0;
+    n = static_cast<size_t>(std::min<uint64_t>(n, bytes_.size() - pos));
+    std::memcpy(buf, bytes_.data() + pos, n);
+    return n;
+  }
+
+ private:
+  const std::string& bytes_;
+};
+
 }  // namespace
 
 NamedTensors read_torch_archive(const std::string& bytes, const std::string& source) {
   std::unique_ptr<caffe2::serialize::PyTorchStreamReader> zip;
-  if (bytes.size() >= 4 && read_le(bytes, 0, 4) == 0x04034b50) check_zip_checksums(bytes, source);
+  // A torch.save archive is a zip file that starts with its first entry's header.
+  if (bytes.size() < 4 || read_le(bytes, 0, 4) != 0x04034b50) {
+    throw Error(fmt::format("archive '{}': not a torch.save archive (not a zip file)", source));
+  }
+  check_zip_checksums(bytes, source);
   try {
-    zip = std::make_unique<caffe2::serialize::PyTorchStreamReader>(
-        std::make_shared<caffe2::serialize::MemoryReadAdapter>(bytes.data(), bytes.size()));
+    zip = std::make_unique<caffe2::serialize::PyTorchStreamReader>(std::make_shared<BytesReadAdapter>(bytes));
   } catch (const c10::Error& e) {
     throw Error(fmt::format("archive '{}': not a torch.save archive (not a zip file of the expected layout)", source));
   }

@@ -44,7 +44,9 @@ GPTConfig parse_gpt_config(std::string_view text, std::string_view source) {
       {"emb_dim", &GPTConfig::emb_dim},       {"n_heads", &GPTConfig::n_heads},
       {"n_layers", &GPTConfig::n_layers},     {"n_kv_groups", &GPTConfig::n_kv_groups}};
   GPTConfig config;
-  for (const auto& [key, value] : json.items()) {
+  for (const auto& item : json.items()) {
+    const auto& key = item.key();  // named, not bound: C++17 lambdas cannot capture bindings
+    const auto& value = item.value();
     const auto wrong = [&](const char* expected) {
       return Error(fmt::format("config '{}': {} must be {}, got {}", source, key, expected, value.dump()));
     };

@@ -20,21 +20,27 @@ DataLoader::DataLoader(std::shared_ptr<const SlidingWindowDataset> dataset, Data
   if (options_.batch_size() <= 0) {
     throw Error(fmt::format("data loader: batch_size must be positive, got {}", options_.batch_size()));
   }
+  if (options_.sampler() && options_.sampler()->size() != dataset_->size()) {
+    throw Error(fmt::format("data loader: the distributed sampler covers {} windows, the dataset has {}",
+                            options_.sampler()->size(), dataset_->size()));
+  }
   if (size() == 0) {
     throw Error(fmt::format("data loader: {} windows make no batch of {} with drop_last; use a smaller batch_size",
-                            dataset_->size(), options_.batch_size()));
+                            windows(), options_.batch_size()));
   }
 }
 
 int64_t DataLoader::size() const {
-  const int64_t n = dataset_->size(), b = options_.batch_size();
+  const int64_t n = windows(), b = options_.batch_size();
   return options_.drop_last() ? n / b : (n + b - 1) / b;
 }
 
 DataLoader::Iterator DataLoader::begin() const {
   draw_seed();  // _BaseDataLoaderIter's base seed: unused without workers, but drawn
   torch::Tensor order;
-  if (options_.shuffle()) {
+  if (options_.sampler()) {
+    order = options_.sampler()->indices(epoch_);
+  } else if (options_.shuffle()) {
     auto generator = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(draw_seed()));
     order = torch::randperm(dataset_->size(), generator, torch::kLong);
   } else {
@@ -43,12 +49,16 @@ DataLoader::Iterator DataLoader::begin() const {
   return Iterator(this, std::move(order), 0);
 }
 
+int64_t DataLoader::windows() const {
+  return options_.sampler() ? options_.sampler()->num_samples() : dataset_->size();
+}
+
 DataLoader::Iterator DataLoader::end() const { return Iterator(this, torch::Tensor(), size()); }
 
 DataLoader::Iterator DataLoader::resume(torch::Tensor order, int64_t index) const {
-  if (order.dim() != 1 || order.size(0) != dataset_->size() || order.scalar_type() != torch::kLong) {
-    throw Error(fmt::format("data loader: a saved window order must be {} int64 indices, got {} of {}",
-                            dataset_->size(), shape(order), c10::toString(order.scalar_type())));
+  if (order.dim() != 1 || order.size(0) != windows() || order.scalar_type() != torch::kLong) {
+    throw Error(fmt::format("data loader: a saved window order must be {} int64 indices, got {} of {}", windows(),
+                            shape(order), c10::toString(order.scalar_type())));
   }
   if (order.numel() > 0 && (order.min().item<int64_t>() < 0 || order.max().item<int64_t>() >= dataset_->size())) {
     throw Error(fmt::format("data loader: a saved window order holds indices outside [0, {})", dataset_->size()));

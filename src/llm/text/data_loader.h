@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "llm/text/dataset.h"
+#include "llm/text/distributed_sampler.h"
 
 namespace llm {
 
@@ -17,6 +18,8 @@ struct DataLoaderOptions {
   TORCH_ARG(bool, shuffle) = true;
   /// Leave out a last batch that would be smaller than batch_size.
   TORCH_ARG(bool, drop_last) = true;
+  /// In a data-parallel run: this rank's share of each epoch, instead of shuffle.
+  TORCH_ARG(std::shared_ptr<const DistributedSampler>, sampler);
 };
 
 struct Batch {
@@ -72,15 +75,21 @@ class DataLoader {
   /// Continues an epoch at batch `index` of the window order `order` (from an
   /// Iterator's order() and index()), without drawing from the generator.
   Iterator resume(torch::Tensor order, int64_t index) const;
+  /// The epoch the distributed sampler draws the next begin()'s order for, as
+  /// DistributedSampler.set_epoch.
+  void set_epoch(int64_t epoch) const { epoch_ = epoch; }
 
   /// Batches per epoch.
   int64_t size() const;
+  /// The windows an epoch reads: the dataset's, or this rank's share of them.
+  int64_t windows() const;
   const SlidingWindowDataset& dataset() const { return *dataset_; }
   const DataLoaderOptions& options() const { return options_; }
 
  private:
   std::shared_ptr<const SlidingWindowDataset> dataset_;
   DataLoaderOptions options_;
+  mutable int64_t epoch_ = 0;
 };
 
 }  // namespace llm

@@ -21,18 +21,21 @@ std::string json_entry(const NamedTensors& checkpoint, const std::string& name, 
 
 }  // namespace
 
-NamedTensors load_checkpoint(const std::filesystem::path& path) {
-  auto tensors = load_tensors(path);
+void check_checkpoint_format(const NamedTensors& tensors, const std::string& source) {
   const auto format = std::find_if(tensors.begin(), tensors.end(), [](const auto& e) { return e.first == "format"; });
   if (format == tensors.end()) {
     throw Error(fmt::format("'{}' is not a training checkpoint (it has no 'format' entry; a state dict goes to "
                             "--load-state-dict)",
-                            path.string()));
+                            source));
   }
   if (const auto found = tensor_string(format->second); found != kCheckpointFormat) {
-    throw Error(fmt::format("'{}': unknown checkpoint format '{}', expected '{}'", path.string(), found,
-                            kCheckpointFormat));
+    throw Error(fmt::format("'{}': unknown checkpoint format '{}', expected '{}'", source, found, kCheckpointFormat));
   }
+}
+
+NamedTensors load_checkpoint(const std::filesystem::path& path) {
+  auto tensors = load_tensors(path);
+  check_checkpoint_format(tensors, path.string());
   return tensors;
 }
 

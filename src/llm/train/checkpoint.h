@@ -29,6 +29,10 @@ inline constexpr const char* kCheckpointFormat = "libtorch-llm checkpoint 1";
 /// not a checkpoint (no 'format' entry, another format), is an llm::Error naming it.
 NamedTensors load_checkpoint(const std::filesystem::path& path);
 
+/// The check load_checkpoint makes of an archive's entries: an llm::Error naming
+/// `source` unless they are a checkpoint of this format.
+void check_checkpoint_format(const NamedTensors& tensors, const std::string& source);
+
 /// The configs and the model weights (without the "model/" prefix) of a checkpoint;
 /// `source` names it in errors.
 GPTConfig checkpoint_model_config(const NamedTensors& checkpoint, const std::string& source);

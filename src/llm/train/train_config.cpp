@@ -101,7 +101,9 @@ void TrainConfig::validate(std::string_view source) const {
 TrainConfig parse_train_config(std::string_view text, std::string_view source) {
   const auto json = parse_json_object(text, "training config", source);
   TrainConfig config;
-  for (const auto& [key, value] : json.items()) {
+  for (const auto& item : json.items()) {
+    const auto& key = item.key();  // named, not bound: C++17 lambdas cannot capture bindings
+    const auto& value = item.value();
     const auto field = std::find_if(fields().begin(), fields().end(), [&](const Field& f) { return f.key == key; });
     if (field == fields().end()) throw Error(fmt::format("training config '{}': unknown key '{}'", source, key));
     const auto wrong = [&](const char* expected) {

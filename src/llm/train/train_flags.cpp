@@ -18,13 +18,34 @@ void add_run_flags(cxxopts::Options& options, const std::string& default_train_c
       "resume", "Continue the run saved in this checkpoint (its settings, changed by the flags given)",
       cxxopts::value<std::string>(), "FILE");
   add_train_flags(options);
+  add_distributed_flags(options);
 }
+
+namespace {
+
+// The process group of a data-parallel run (null for one process), and the device:
+// with --device cuda, each rank takes the GPU of its local rank.
+std::shared_ptr<ProcessGroup> group_from_flags(const cxxopts::ParseResult& args) {
+  const auto config = distributed_config_from_flags(args);
+  return config ? std::make_shared<ProcessGroup>(*config) : nullptr;
+}
+
+torch::Device run_device(const cxxopts::ParseResult& args, const std::shared_ptr<ProcessGroup>& group) {
+  const auto device = cli::device(args);
+  if (!group || !device.is_cuda() || device.has_index()) return device;
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(group->config().local_rank));
+}
+
+}  // namespace
 
 std::unique_ptr<Trainer> trainer_from_flags(const cxxopts::ParseResult& args, const BpeTokenizer& tokenizer) {
   if (args.count("resume") == 0) {
     auto config = load_train_config(args["train-config"].as<std::string>());
     apply_train_flags(config, args);
-    return std::make_unique<Trainer>(config, load_gpt_config(model_config_path(config)), tokenizer, cli::device(args));
+    const auto model_config = load_gpt_config(model_config_path(config));
+    auto group = group_from_flags(args);
+    const auto device = run_device(args, group);
+    return std::make_unique<Trainer>(config, model_config, tokenizer, device, std::move(group));
   }
   if (args.count("train-config") != 0 || args.count("config") != 0) {
     throw Error("--resume continues the checkpoint's run with its own settings and model; leave out --train-config "
@@ -34,7 +55,9 @@ std::unique_ptr<Trainer> trainer_from_flags(const cxxopts::ParseResult& args, co
   const auto checkpoint = load_checkpoint(path);
   auto config = checkpoint_train_config(checkpoint, path);
   apply_train_flags(config, args);
-  return std::make_unique<Trainer>(config, checkpoint, path, tokenizer, cli::device(args));
+  auto group = group_from_flags(args);
+  const auto device = run_device(args, group);
+  return std::make_unique<Trainer>(config, checkpoint, path, tokenizer, device, std::move(group));
 }
 
 void add_trained_model_flags(cxxopts::Options& options) {

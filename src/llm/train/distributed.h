@@ -1,0 +1,94 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cxxopts.hpp>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llm {
+
+/// Where this process stands in a data-parallel run, as torchrun describes it.
+struct DistributedConfig {
+  int64_t rank = 0;
+  int64_t world_size = 1;
+  int64_t local_rank = 0;  // the rank among this machine's processes (its GPU, on CUDA)
+  std::string master_addr = "127.0.0.1";
+  int64_t master_port = 29500;
+  /// How long the rendezvous and each collective may wait for the other ranks.
+  std::chrono::seconds timeout{300};
+};
+
+/// --rank, --world-size, --local-rank, --master-addr, --master-port, --dist-timeout.
+void add_distributed_flags(cxxopts::Options& options);
+
+/// torchrun's environment (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT),
+/// each overridden by its flag; nullopt when neither WORLD_SIZE nor --world-size is
+/// given: a single-process run. A malformed or inconsistent value is an llm::Error.
+std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::ParseResult& args);
+
+/// A process group of LibTorch's c10d: Gloo over a TCPStore rendezvous that rank 0
+/// hosts at master_addr:master_port. Every collective waits for all ranks; a rank
+/// that died or hangs past the timeout turns into an llm::Error on the others.
+class ProcessGroup {
+ public:
+  explicit ProcessGroup(const DistributedConfig& config);
+  ~ProcessGroup();
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+
+  int64_t rank() const { return config_.rank; }
+  int64_t world_size() const { return config_.world_size; }
+  bool is_main() const { return config_.rank == 0; }
+  const DistributedConfig& config() const { return config_; }
+
+  /// Copies `root`'s tensors into every rank's, in place.
+  void broadcast(std::vector<torch::Tensor> tensors, int64_t root = 0);
+  /// Sums `tensor` over the ranks, in place; or takes the largest of each element.
+  void all_reduce_sum(torch::Tensor tensor);
+  void all_reduce_max(torch::Tensor tensor);
+
+  /// The same, started and not waited for: wait(handle) finishes it.
+  class Pending;
+  std::shared_ptr<Pending> start_all_reduce_sum(torch::Tensor tensor);
+  void wait(Pending& pending);
+
+ private:
+  struct Impl;
+  std::shared_ptr<Pending> start_all_reduce(torch::Tensor tensor, bool max);
+  DistributedConfig config_;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Copies rank 0's parameters and buffers into every rank's module.
+void broadcast_module(ProcessGroup& group, torch::nn::Module& module);
+
+/// DistributedDataParallel's gradient averaging. The parameters are put in buckets
+/// of about bucket_bytes, in reverse order, the order backward produces their
+/// gradients in. After arm(), as soon as backward has accumulated the last gradient of
+/// a bucket, that bucket is flattened and its all-reduce started, while backward goes
+/// on with the layers before; finish() waits for them and writes the averages back.
+/// Buckets start in the same order on every rank, as Gloo requires.
+class GradientSync {
+ public:
+  GradientSync(ProcessGroup& group, const std::vector<torch::Tensor>& parameters,
+               int64_t bucket_bytes = int64_t{25} << 20);
+  ~GradientSync();
+
+  /// The next backward's gradients are the step's (with gradient accumulation, arm
+  /// before the last micro-batch's backward).
+  void arm();
+  /// Waits for every bucket and sets each gradient to its mean over the ranks.
+  void finish();
+  int64_t buckets() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace llm

@@ -1,0 +1,36 @@
+// What the checkpoint fuzz targets do with an archive's entries: the steps by which
+// --checkpoint and --resume read a checkpoint, each of which must accept it or throw
+// an llm::Error.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <string>
+
+#include "llm/io/state_dict.h"
+#include "llm/model/gpt_model.h"
+#include "llm/train/checkpoint.h"
+
+namespace llm::fuzz {
+
+/// Whether a model of `config` is small enough to build for every input (the fuzzer
+/// caps its memory; a checkpoint of a big model is read no differently).
+inline bool small(const GPTConfig& c) {
+  const double d = static_cast<double>(c.emb_dim);
+  const double parameters = static_cast<double>(c.vocab_size + c.context_length) * d * 2 + 13.0 * d * d * c.n_layers;
+  return parameters < 1e6;
+}
+
+inline void load_as_checkpoint(const NamedTensors& checkpoint, const std::string& source) {
+  check_checkpoint_format(checkpoint, source);
+  const auto model_config = checkpoint_model_config(checkpoint, source);
+  checkpoint_train_config(checkpoint, source);
+  if (!small(model_config)) return;
+  GPTModel model(model_config);
+  load_state_dict(*model, checkpoint_weights(checkpoint), source + ": model");
+  torch::optim::AdamW optimizer(model->parameters());
+  load_optimizer_state(optimizer, *model, with_prefix_removed(checkpoint, "optimizer/"), source);
+  set_rng_state(find_tensor(checkpoint, "rng/cpu", source), source);
+}
+
+}  // namespace llm::fuzz

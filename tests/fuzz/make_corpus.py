@@ -1,0 +1,139 @@
+"""Writes the seed corpus of the fuzz targets (tests/fuzz/corpus/<target>/seed-*).
+
+Run with Debian's python3-torch: /usr/bin/python3 tests/fuzz/make_corpus.py. The
+seeds are small on purpose; libFuzzer grows its own corpus from them. Inputs that
+once crashed a target are kept beside them as crash-* files and are not rewritten.
+"""
+import io
+import json
+import pathlib
+import sys
+import zipfile
+
+import torch
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1] / "scripts" / "reference"))
+from gpt import GPTModel  # noqa: E402
+
+CORPUS = HERE / "corpus"
+
+
+def write(target, name, data):
+    folder = CORPUS / target
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"seed-{name}").write_bytes(data if isinstance(data, bytes) else data.encode())
+
+
+def byte_to_unicode():
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    table, shifted = {}, 0
+    for b in range(256):
+        if b in printable:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(256 + shifted)
+            shifted += 1
+    return table
+
+
+def bpe_seeds():
+    texts = {
+        "prose": "I HAD always thought Jack Gisburn rather a cheap genius--though a good fellow enough.",
+        "contractions": "I'm sure you'll see they've gone; it's what we'd said. DON'T Shout",
+        "whitespace": "a  b\t\tc\n\n\n   d   \r\n e \u00a0f",
+        "numbers": "In 1999, 3.14159 and 42,000 or 1e-9; 0x1F",
+        "unicode": "caf\u00e9 na\u0131ve \u4f60\u597d \U0001F600\U0001F44D\u200d e\u0301 \u05e9\u05dc\u05d5\u05dd",
+        "special": "end<|endoftext|>start <|endoftext|><|endoftext|> <|endoftext",
+        "empty": "",
+    }
+    for name, text in texts.items():
+        write("bpe-roundtrip", name, text)
+    write("bpe-roundtrip", "invalid-utf8", b"ok \xc3\x28 \xed\xa0\x80 \xf4\x90\x80\x80 \xc0\xaf")
+
+
+def vocabulary_seeds():
+    table = byte_to_unicode()
+    tokens = [table[b] for b in range(256)]
+    merges = [("h", "e"), ("l", "l"), ("he", "ll"), ("\u0120", "w"), ("o", "r")]
+    for left, right in merges:
+        tokens.append(left + right)
+    encoder = json.dumps({token: i for i, token in enumerate(tokens)}, ensure_ascii=False)
+    vocab_bpe = "#version: 0.2\n" + "".join(f"{left} {right}\n" for left, right in merges)
+    write("bpe-vocabulary", "small", encoder + "\0" + vocab_bpe)
+    write("bpe-vocabulary", "bytes-only", json.dumps({t: i for i, t in enumerate(tokens[:256])}) + "\0")
+
+
+def config_seeds():
+    configs = HERE.parents[1] / "configs"
+    for name in ["tiny.json", "tiny-gqa.json", "gpt2-small.json", "train-quick.json"]:
+        write("config", name.removesuffix(".json"), (configs / name).read_text())
+
+
+def archive_bytes(tensors):
+    buffer = io.BytesIO()
+    torch.save(tensors, buffer)
+    return buffer.getvalue()
+
+
+def tiny_checkpoint():
+    """A checkpoint in the trainer's layout (train/checkpoint.h) of a 1-layer model."""
+    model_config = {"vocab_size": 12, "context_length": 4, "emb_dim": 4, "n_heads": 2, "n_layers": 1,
+                    "drop_rate": 0.0, "qkv_bias": False, "attention": "mha", "n_kv_groups": 0}
+    train_config = json.loads((HERE.parents[1] / "configs" / "train-quick.json").read_text())
+    torch.manual_seed(123)
+    model = GPTModel(model_config)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=0.004, weight_decay=0.1)
+    model(torch.tensor([[1, 2, 3]])).sum().backward()
+    optimizer.step()
+
+    def text(value):
+        return torch.tensor(list(value.encode()), dtype=torch.uint8)
+
+    out = {"format": text("libtorch-llm checkpoint 1"), "config/model": text(json.dumps(model_config)),
+           "config/train": text(json.dumps(train_config))}
+    for name, tensor in model.state_dict().items():
+        out["model/" + name] = tensor
+    for name, parameter in model.named_parameters():
+        state = optimizer.state[parameter]
+        out[f"optimizer/{name}/step"] = torch.tensor(int(state["step"]))
+        out[f"optimizer/{name}/exp_avg"] = state["exp_avg"]
+        out[f"optimizer/{name}/exp_avg_sq"] = state["exp_avg_sq"]
+    out.update({"progress/step": torch.tensor(1), "progress/epoch": torch.tensor(0), "progress/batch": torch.tensor(1),
+                "progress/tokens_seen": torch.tensor(12), "progress/order": torch.tensor([2, 0, 1])})
+    for name in ["step", "epoch", "epochs_seen", "tokens_seen"]:
+        out["history/" + name] = torch.tensor([1])
+    for name in ["train_loss", "val_loss", "lr"]:
+        out["history/" + name] = torch.tensor([2.5], dtype=torch.float64)
+    out["rng/cpu"] = torch.get_rng_state()
+    return out
+
+
+def checkpoint_seeds():
+    checkpoint = archive_bytes(tiny_checkpoint())
+    write("checkpoint", "tiny", checkpoint)
+    write("checkpoint", "state-dict", archive_bytes({"weight": torch.arange(6.0).reshape(2, 3)}))
+    for name, data in [("tiny-checkpoint", checkpoint),
+                       ("views", (HERE.parent / "golden" / "io-views.pt").read_bytes()),
+                       ("state-dict", (HERE.parent / "golden" / "io-state-dict.pt").read_bytes())]:
+        write("archive", name, archive_records(data))
+
+
+def archive_records(data):
+    """A torch.save archive as fuzz-archive reads it: data.pkl, then data/0, data/1, ...
+    each after the separator \\xffREC."""
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        records = {name.split("/", 1)[1]: archive.read(name) for name in archive.namelist()}
+    storages = sorted(int(name.split("/")[1]) for name in records if name.startswith("data/"))
+    assert storages == list(range(len(storages))), storages
+    return b"\xffREC".join([records["data.pkl"]] + [records[f"data/{k}"] for k in storages])
+
+
+if __name__ == "__main__":
+    bpe_seeds()
+    vocabulary_seeds()
+    config_seeds()
+    checkpoint_seeds()
+    for folder in sorted(CORPUS.iterdir()):
+        files = list(folder.iterdir())
+        print(f"{folder.name}: {len(files)} files, {sum(f.stat().st_size for f in files)} bytes")

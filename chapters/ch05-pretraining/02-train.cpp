@@ -60,7 +60,8 @@ int main(int argc, char** argv) {
     if (trainer->step() > 0) fmt::print("Resuming at step {} ({} tokens seen)\n", trainer->step(), trainer->tokens_seen());
 
     const llm::StopOnSignal stop;
-    llm::ProgressLine progress(when == "always" || (when == "auto" && llm::ProgressLine::stderr_is_terminal()));
+    llm::ProgressLine progress(trainer->is_main() &&
+                               (when == "always" || (when == "auto" && llm::ProgressLine::stderr_is_terminal())));
     llm::TrainHooks hooks;
     hooks.on_step = [&](const llm::StepRecord& s) {
       progress.update({s.step, s.total_steps, s.epoch, config.num_epochs, s.loss, s.tokens_per_second, s.seconds_left});
@@ -116,6 +117,9 @@ int main(int argc, char** argv) {
     }
     if (end == llm::TrainEnd::kStopped) {
       const int signal = llm::StopOnSignal::signal_number();
+      if (signal == 0) {  // a data-parallel run that another rank's signal stopped
+        throw llm::Stopped(fmt::format("stopped after step {} with the other ranks", trainer->step()), 128 + SIGTERM);
+      }
       throw llm::Stopped(fmt::format("stopped by {} after step {}; {}", signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM", trainer->step(),
                                      config.out_dir.empty()
                                          ? std::string("nothing saved (out_dir is empty)")

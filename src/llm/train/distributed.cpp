@@ -236,7 +236,7 @@ GradientSync::GradientSync(ProcessGroup& group, const std::vector<torch::Tensor>
     : state_(std::make_shared<State>()) {
   state_->group = &group;
   state_->bucket_of.resize(parameters.size());
-  int64_t bytes = bucket_bytes;
+  int64_t bytes = 0;  // in the last bucket
   for (size_t i = parameters.size(); i-- > 0;) {
     const auto& p = parameters[i];
     const int64_t size = p.numel() * static_cast<int64_t>(p.element_size());
@@ -261,8 +261,6 @@ GradientSync::GradientSync(ProcessGroup& group, const std::vector<torch::Tensor>
 }
 
 GradientSync::~GradientSync() { state_->armed = false; }
-
-int64_t GradientSync::buckets() const { return static_cast<int64_t>(state_->buckets.size()); }
 
 void GradientSync::arm() {
   for (auto& bucket : state_->buckets) {

@@ -84,7 +84,6 @@ class GradientSync {
   void arm();
   /// Waits for every bucket and sets each gradient to its mean over the ranks.
   void finish();
-  int64_t buckets() const;
 
  private:
   struct State;

@@ -6,6 +6,7 @@
 #include "llm/model/generate.h"
 #include "llm/train/adamw.h"
 #include "llm/train/checkpoint.h"
+#include "llm/train/distributed.h"
 #include "llm/train/loss.h"
 #include "llm/train/lr_schedule.h"
 #include "llm/train/metrics.h"
@@ -313,4 +314,32 @@ TEST_CASE("metrics are JSON lines that read back, and the progress line shows st
   info.tokens_per_second = 1234.4;
   info.seconds_left = 65;
   CHECK(llm::format_progress(info) == "step 12/90 (13%) | epoch 2/10 | loss 6.123 | 1,234 tok/s | 0:01:05 left");
+}
+
+TEST_CASE("gradient sync starts each bucket during backward and, on one rank, leaves the gradients as they were") {
+  llm::DistributedConfig config;
+  config.master_port = 0;  // one rank: the store picks a free port
+  config.timeout = std::chrono::seconds(30);
+  llm::ProcessGroup group(config);
+  torch::manual_seed(123);
+  torch::nn::Sequential net(torch::nn::Linear(4, 8), torch::nn::Tanh(), torch::nn::Linear(8, 8), torch::nn::Tanh(),
+                            torch::nn::Linear(8, 2));
+  const auto x = torch::randn({3, 4}), y = torch::randn({3, 2});
+  const auto loss = [&] { return torch::mse_loss(net->forward(x), y); };
+  // Two micro-batches, as with grad_accum 2: the reference gradients first.
+  loss().backward();
+  loss().backward();
+  std::vector<torch::Tensor> expected;
+  for (const auto& p : net->parameters()) expected.push_back(p.grad().clone());
+
+  llm::GradientSync sync(group, net->parameters(), /*bucket_bytes=*/150);  // tensors of 8 to 256 bytes: 4 buckets
+  CHECK(sync.buckets() == 4);
+  net->zero_grad(/*set_to_none=*/true);
+  loss().backward();  // not armed: no all-reduce
+  sync.arm();
+  loss().backward();
+  sync.finish();
+  CHECK(sync.buckets_started_in_backward() == 4);
+  const auto parameters = net->parameters();
+  for (size_t i = 0; i < parameters.size(); ++i) CHECK(torch::allclose(parameters[i].grad(), expected[i]));
 }

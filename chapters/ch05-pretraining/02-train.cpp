@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
     };
     hooks.should_stop = [] { return llm::StopOnSignal::requested(); };
+    const int64_t first_step = trainer->step();
     const auto end = trainer->train(hooks);
     progress.clear();
     if (trainer->group()) {
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
                  trainer->group()->world_size(), divergence);
     }
     const auto& times = trainer->step_times();
-    if (times.steps_seconds > 0) {
+    if (trainer->step() > first_step) {  // some steps were taken
       fmt::print("Data loading: {:.2f}% of the steps' time ({:.3f} s of {:.1f} s)\n", 100 * times.data_share(),
                  times.data_seconds, times.steps_seconds);
     }

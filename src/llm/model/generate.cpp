@@ -31,7 +31,7 @@ std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor
 torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size) {
   check_prompt(idx);
   const auto caller_device = idx.device();
-  idx = idx.to(model->out_head->weight.device());
+  idx = idx.to(model->device());
   if (max_new_tokens < 0) throw Error(fmt::format("generate: max_new_tokens must be >= 0, got {}", max_new_tokens));
   if (context_size <= 0) throw Error(fmt::format("generate: context_size must be positive, got {}", context_size));
   torch::NoGradGuard no_grad;
@@ -56,7 +56,7 @@ void SamplingOptions::validate() const {
 torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions& options) {
   check_prompt(idx);
   const auto caller_device = idx.device();
-  idx = idx.to(model->out_head->weight.device());
+  idx = idx.to(model->device());
   options.validate();
   const int64_t vocab_size = model->config.vocab_size;
   if (options.eos_id() && (*options.eos_id() < 0 || *options.eos_id() >= vocab_size)) {

@@ -36,6 +36,8 @@ struct GPTModelImpl : torch::nn::Module {
   /// and values `cache` holds, which it then also holds: a prompt first, then one
   /// token at a time. Together they must fit in context_length.
   torch::Tensor forward_cached(const torch::Tensor& in_idx, KVCache& cache);
+  /// Where the weights live (all on one device): where inputs must go.
+  torch::Device device() const { return out_head->weight.device(); }
 
   GPTConfig config;
   torch::nn::Embedding tok_emb{nullptr}, pos_emb{nullptr};

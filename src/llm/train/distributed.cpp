@@ -196,6 +196,7 @@ struct GradientSync::State {
   std::vector<Bucket> buckets;
   std::vector<size_t> bucket_of;  // by parameter index
   size_t next = 0;                // the next bucket to start
+  size_t started_in_backward = 0;
   bool armed = false;
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;  // kept, so that the hooks stay
 
@@ -271,9 +272,14 @@ void GradientSync::arm() {
   state_->armed = true;
 }
 
+int64_t GradientSync::buckets() const { return static_cast<int64_t>(state_->buckets.size()); }
+
+int64_t GradientSync::buckets_started_in_backward() const { return static_cast<int64_t>(state_->started_in_backward); }
+
 void GradientSync::finish() {
   auto& state = *state_;
   state.armed = false;
+  state.started_in_backward = state.next;
   // A parameter backward did not reach still takes part, with a zero gradient.
   while (state.next < state.buckets.size()) state.start(state.buckets[state.next++]);
   torch::NoGradGuard no_grad;

@@ -84,6 +84,10 @@ class GradientSync {
   void arm();
   /// Waits for every bucket and sets each gradient to its mean over the ranks.
   void finish();
+  int64_t buckets() const;
+  /// How many of the last step's buckets started while backward was running (the
+  /// rest start in finish(): those holding a parameter backward did not reach).
+  int64_t buckets_started_in_backward() const;
 
  private:
   struct State;

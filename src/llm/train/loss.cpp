@@ -45,7 +45,7 @@ torch::Tensor linear_cross_entropy(const torch::Tensor& hidden, const torch::Ten
 double perplexity(double loss) { return std::exp(loss); }
 
 torch::Tensor calc_loss_batch(GPTModel& model, const Batch& batch) {
-  const auto device = model->out_head->weight.device();
+  const auto device = model->device();
   return linear_cross_entropy(model->forward_hidden(batch.inputs.to(device)), model->out_head->weight,
                               batch.targets.to(device));
 }

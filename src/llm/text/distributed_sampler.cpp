@@ -9,7 +9,7 @@ namespace llm {
 
 DistributedSampler::DistributedSampler(int64_t size, int64_t num_replicas, int64_t rank, bool shuffle, int64_t seed,
                                        bool drop_last)
-    : size_(size), num_replicas_(num_replicas), rank_(rank), seed_(seed), shuffle_(shuffle), drop_last_(drop_last) {
+    : size_(size), num_replicas_(num_replicas), rank_(rank), seed_(seed), shuffle_(shuffle) {
   if (num_replicas <= 0 || rank < 0 || rank >= num_replicas) {
     throw Error(fmt::format("distributed sampler: rank {} is outside 0..{} ({} replicas)", rank, num_replicas - 1,
                             num_replicas));
@@ -32,6 +32,7 @@ torch::Tensor DistributedSampler::indices(int64_t epoch) const {
   } else {
     order = torch::arange(size_, torch::kLong);
   }
+  // drop_last made num_samples small enough that total <= size: the slice below cuts.
   const int64_t total = num_samples_ * num_replicas_;
   if (total > size_) {
     order = torch::cat({order, order.repeat((total - size_ + size_ - 1) / size_).slice(0, 0, total - size_)});

@@ -21,12 +21,10 @@ class DistributedSampler {
   torch::Tensor indices(int64_t epoch) const;
   int64_t num_samples() const { return num_samples_; }
   int64_t size() const { return size_; }
-  int64_t num_replicas() const { return num_replicas_; }
-  int64_t rank() const { return rank_; }
 
  private:
   int64_t size_, num_replicas_, rank_, seed_, num_samples_;
-  bool shuffle_, drop_last_;
+  bool shuffle_;
 };
 
 }  // namespace llm

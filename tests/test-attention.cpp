@@ -28,7 +28,7 @@ AttentionOptions options_of(const NamedTensors& g) {
 
 // Replays the reference's sequence: seed, build, draw the input, forward (training
 // mode, so dropout draws), draw grad_output, backward. Every step must match
-// PyTorch: the weights and the drawn tensors exactly, the results to 1e-5.
+// PyTorch: the weights and the drawn tensors exactly, the results within tolerance::kForward and kGradient.
 template <typename Module>
 void check_against_pytorch(const std::string& name) {
   const auto g = golden(name);
@@ -43,13 +43,14 @@ void check_against_pytorch(const std::string& name) {
   const auto x = llm::attention_input(get(g, "input").sizes());
   REQUIRE(torch::equal(x, get(g, "input")));
   const auto out = module->forward(x);
-  llm::test::check_close(out, get(g, "output"), name + " output");
+  llm::test::check_close(out, get(g, "output"), name + " output", llm::test::tolerance::kForward);
   const auto grad_output = torch::randn(out.sizes());
   REQUIRE(torch::equal(grad_output, get(g, "grad_output")));
   out.backward(grad_output);
-  llm::test::check_close(x.grad(), get(g, "grad/input"), name + " grad/input");
+  llm::test::check_close(x.grad(), get(g, "grad/input"), name + " grad/input", llm::test::tolerance::kGradient);
   for (const auto& p : module->named_parameters()) {
-    llm::test::check_close(p.value().grad(), get(g, "grad/" + p.key()), name + " grad/" + p.key());
+    llm::test::check_close(p.value().grad(), get(g, "grad/" + p.key()), name + " grad/" + p.key(),
+                           llm::test::tolerance::kGradient);
   }
 }
 
@@ -58,12 +59,12 @@ void check_against_pytorch(const std::string& name) {
 TEST_CASE("simplified self-attention gives the lesson's weights") {
   const auto result = llm::simplified_self_attention(llm::journey_inputs());
   llm::test::check_close(result.weights[1], torch::tensor({0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581}),
-                         "weights of query 2", 1e-4);
+                         "weights of query 2", llm::test::tolerance::kPrinted);
   const auto g = golden("simplified");
   CHECK(torch::equal(llm::journey_inputs(), get(g, "input")));
-  llm::test::check_close(result.scores, get(g, "scores"), "scores");
-  llm::test::check_close(result.weights, get(g, "weights"), "weights");
-  llm::test::check_close(result.context, get(g, "context"), "context");
+  llm::test::check_close(result.scores, get(g, "scores"), "scores", llm::test::tolerance::kForward);
+  llm::test::check_close(result.weights, get(g, "weights"), "weights", llm::test::tolerance::kForward);
+  llm::test::check_close(result.context, get(g, "context"), "context", llm::test::tolerance::kForward);
 }
 
 TEST_CASE("SelfAttentionV1 matches PyTorch") { check_against_pytorch<llm::SelfAttentionV1>("self_attention_v1"); }
@@ -94,7 +95,7 @@ TEST_CASE("the causal mask hides the future") {
   att->forward(torch::rand({1, 6, 3}));
   const auto w = att->last_weights[0];  // [6, 6]
   CHECK(torch::equal(w.triu(1), torch::zeros({6, 6})));
-  llm::test::check_close(w.sum(-1), torch::ones(6), "rows sum to 1");
+  llm::test::check_close(w.sum(-1), torch::ones(6), "rows sum to 1", llm::test::tolerance::kSameMath);
 }
 
 TEST_CASE("stacked heads and split weights do the same math") {
@@ -114,7 +115,7 @@ TEST_CASE("stacked heads and split weights do the same math") {
     split->out_proj->bias.zero_();
   }
   const auto x = torch::rand({3, 5, 6});
-  llm::test::check_close(split->forward(x), stacked->forward(x), "split vs stacked", 1e-6);
+  llm::test::check_close(split->forward(x), stacked->forward(x), "split vs stacked", llm::test::tolerance::kSameMath);
 }
 
 TEST_CASE("grouped-query attention with one group per head is multi-head attention") {
@@ -143,7 +144,7 @@ TEST_CASE("load_state_dict copies by name and names what does not fit") {
   NamedTensors params;
   for (const auto& [key, tensor] : llm::state_dict(*mha)) params.emplace_back(key, get(g, key));
   llm::load_state_dict(*mha, params, "golden");
-  llm::test::check_close(mha->forward(get(g, "input")), get(g, "output"), "output after load");
+  llm::test::check_close(mha->forward(get(g, "input")), get(g, "output"), "output after load", llm::test::tolerance::kForward);
 
   auto missing = params;
   missing.pop_back();

@@ -77,8 +77,8 @@ TEST_CASE("impossible sizes are rejected with what was expected") {
 TEST_CASE("token plus position embeddings of an 8x4 batch are [8, 4, 256]") {
   torch::manual_seed(123);
   torch::nn::Embedding small(6, 3);  // the lesson's 6x3 example after torch.manual_seed(123)
-  CHECK(torch::allclose(small->weight[0], torch::tensor({0.3374, -0.1778, -0.1690}), /*rtol=*/0, /*atol=*/1e-4));
-  CHECK(torch::allclose(small->weight[5], torch::tensor({-2.8400, -0.7849, -1.4096}), 0, 1e-4));
+  llm::test::check_close(small->weight[0], torch::tensor({0.3374, -0.1778, -0.1690}), "row 0", llm::test::tolerance::kPrinted);
+  llm::test::check_close(small->weight[5], torch::tensor({-2.8400, -0.7849, -1.4096}), "row 5", llm::test::tolerance::kPrinted);
 
   torch::nn::Embedding token_embedding(50257, 256);
   torch::nn::Embedding position_embedding(4, 256);

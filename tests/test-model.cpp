@@ -36,7 +36,7 @@ llm::GPTConfig config_of(const NamedTensors& g) {
 
 // The reference's sequence: seed, build, draw the input (unless given), forward in
 // training mode, draw grad_output, backward. Weights must be bit-identical
-// (fingerprints), drawn tensors equal, results within 1e-5.
+// (fingerprints), drawn tensors equal, results within tolerance::kForward and kGradient.
 template <typename Module>
 void check_against_pytorch(const std::string& name, Module module,
                            const std::function<torch::Tensor()>& draw_input) {
@@ -48,13 +48,15 @@ void check_against_pytorch(const std::string& name, Module module,
   const auto x = draw_input();
   REQUIRE(torch::equal(x.detach(), get(g, "input")));
   const auto out = module->forward(x);
-  llm::test::check_close(out, get(g, "output"), name + " output");
+  llm::test::check_close(out, get(g, "output"), name + " output", llm::test::tolerance::kForward);
   const auto grad_output = torch::randn(out.sizes());
   REQUIRE(torch::equal(grad_output, get(g, "grad_output")));
   out.backward(grad_output);
-  if (x.requires_grad()) llm::test::check_close(x.grad(), get(g, "grad/input"), name + " grad/input");
+  if (x.requires_grad()) llm::test::check_close(x.grad(), get(g, "grad/input"), name + " grad/input",
+                                                 llm::test::tolerance::kGradient);
   for (const auto& p : module->named_parameters()) {
-    llm::test::check_close(p.value().grad(), get(g, "grad/" + p.key()), name + " grad/" + p.key());
+    llm::test::check_close(p.value().grad(), get(g, "grad/" + p.key()), name + " grad/" + p.key(),
+                           llm::test::tolerance::kGradient);
   }
 }
 
@@ -88,6 +90,38 @@ TEST_CASE("small GPTs match PyTorch: logits and gradients, both attention kinds,
     torch::manual_seed(123);
     check_against_pytorch("gpt-small-" + name, llm::GPTModel(config),
                           [&] { return torch::randint(0, config.vocab_size, {2, 16}, torch::kLong); });
+  }
+}
+
+// The tolerances must still catch a bug: with any one weight of the GPT moved by 1e-3
+// before the reference's sequence runs, its logits or gradients leave them.
+TEST_CASE("the golden comparison fails when any one weight moves by 1e-3") {
+  using llm::test::closeness;
+  namespace tol = llm::test::tolerance;
+  const std::string name = "gpt-small-mha";
+  const auto g = golden(name);
+  const auto config = config_of(g);
+  torch::manual_seed(123);
+  const auto names = llm::GPTModel(config)->named_parameters().keys();
+  for (const auto& key : names) {
+    INFO(key << " moved by 1e-3");
+    torch::manual_seed(123);
+    llm::GPTModel model(config);
+    const auto x = torch::randint(0, config.vocab_size, {2, 16}, torch::kLong);
+    {
+      torch::NoGradGuard no_grad;
+      auto weight = model->named_parameters()[key];
+      // The embedding rows that the input looks up; element 0 of every other weight.
+      auto element = key == "tok_emb.weight" ? weight[x[0][0]][0] : weight.view(-1)[0];
+      element += 1e-3;
+    }
+    const auto out = model->forward(x);
+    out.backward(torch::randn(out.sizes()));
+    bool all_close = closeness(out, get(g, "output"), tol::kForward).ok;
+    for (const auto& p : model->named_parameters()) {
+      all_close = all_close && closeness(p.value().grad(), get(g, "grad/" + p.key()), tol::kGradient).ok;
+    }
+    CHECK_FALSE(all_close);
   }
 }
 
@@ -210,7 +244,7 @@ TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA and 
     llm::KVCache cache(config.n_layers);
     const auto first = model->forward_cached(prompt.slice(1, 0, 3), cache);
     const auto second = model->forward_cached(prompt.slice(1, 3, 5), cache);
-    llm::test::check_close(torch::cat({first, second}, 1), model->forward(prompt), "cached logits", 1e-5);
+    llm::test::check_close(torch::cat({first, second}, 1), model->forward(prompt), "cached logits", llm::test::tolerance::kForward);
     CHECK(cache.length() == 5);
     CHECK(cache.layers[0].keys.size(1) == (attention == "gqa" ? 2 : 4));
     llm::KVCache full(config.n_layers);
@@ -229,7 +263,7 @@ TEST_CASE("llm::linear: a single row through the matrix-vector path equals the l
       const auto theirs = layer(x);
       INFO("bias " << bias << ", input " << llm::shape(x));
       CHECK(ours.sizes() == theirs.sizes());
-      llm::test::check_close(ours, theirs, "linear", 1e-6);
+      llm::test::check_close(ours, theirs, "linear", llm::test::tolerance::kSameMath);
     }
   }
 }

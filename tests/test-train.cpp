@@ -69,10 +69,10 @@ TEST_CASE("training losses equal PyTorch's: the lesson's loop and every option (
     }
     for (const std::string column : {"train_loss", "val_loss"}) {
       llm::test::check_close(llm::find_tensor(history, column, "run"), llm::find_tensor(golden, "history/" + column, "golden"),
-                             name + " " + column, 1e-5);
+                             name + " " + column, llm::test::tolerance::kTraining);
     }
     llm::test::check_close(llm::find_tensor(history, "lr", "run"), llm::find_tensor(golden, "history/lr", "golden"),
-                           name + " lr", 1e-12);
+                           name + " lr", llm::test::tolerance::kSchedule);
   }
 }
 
@@ -183,9 +183,8 @@ TEST_CASE("the one-pass AdamW step follows LibTorch's AdamW step to float roundi
     reference.step();
   }
   for (size_t i = 0; i < ours.size(); ++i) {
-    const double diff = (ours[i] - theirs[i]).abs().max().item().toDouble();
-    INFO("parameter " << i << " max |diff| " << diff);
-    CHECK(torch::allclose(ours[i], theirs[i], 1e-5, 1e-6));
+    const std::string name = "parameter " + std::to_string(i);
+    llm::test::check_close(ours[i], theirs[i], name, llm::test::tolerance::kAdamWParameters);
     CHECK(!torch::equal(ours[i], initial[i]));
     const auto& a = static_cast<torch::optim::AdamWParamState&>(*fused.state().at(
         c10::guts::to_string(ours[i].unsafeGetTensorImpl())));
@@ -193,8 +192,8 @@ TEST_CASE("the one-pass AdamW step follows LibTorch's AdamW step to float roundi
         c10::guts::to_string(theirs[i].unsafeGetTensorImpl())));
     CHECK(a.step() == 25);
     CHECK(a.step() == b.step());
-    CHECK(torch::allclose(a.exp_avg(), b.exp_avg(), 1e-5, 1e-7));
-    CHECK(torch::allclose(a.exp_avg_sq(), b.exp_avg_sq(), 1e-5, 1e-9));
+    llm::test::check_close(a.exp_avg(), b.exp_avg(), name + " exp_avg", llm::test::tolerance::kAdamWMoment1);
+    llm::test::check_close(a.exp_avg_sq(), b.exp_avg_sq(), name + " exp_avg_sq", llm::test::tolerance::kAdamWMoment2);
   }
 }
 
@@ -202,7 +201,7 @@ TEST_CASE("the lesson's loss helpers: cross-entropy by hand, perplexity, loader 
   const auto logits = torch::randn({2, 3, 7});
   const auto targets = torch::randint(0, 7, {2, 3}, torch::kLong);
   const auto log_probas = torch::log_softmax(logits, -1).gather(-1, targets.unsqueeze(-1));  // [2, 3, 1]
-  llm::test::check_close(llm::token_cross_entropy(logits, targets), -log_probas.mean(), "cross entropy", 1e-6);
+  llm::test::check_close(llm::token_cross_entropy(logits, targets), -log_probas.mean(), "cross entropy", llm::test::tolerance::kSameMath);
   CHECK(llm::perplexity(std::log(50257.0)) == Approx(50257.0));
 }
 
@@ -218,13 +217,13 @@ TEST_CASE("the fused output layer and cross-entropy equal the unfused ones, loss
   }();
   const auto reference = llm::token_cross_entropy(hidden.matmul(weight.t()), targets);
   const auto expected = torch::autograd::grad({reference * 3.0}, {hidden, weight});
-  llm::test::check_close(loss, reference, "loss", 1e-6);
-  llm::test::check_close(grad_hidden, expected[0], "d loss / d hidden", 1e-6);
-  llm::test::check_close(grad_weight, expected[1], "d loss / d weight", 1e-6);
+  llm::test::check_close(loss, reference, "loss", llm::test::tolerance::kSameMath);
+  llm::test::check_close(grad_hidden, expected[0], "d loss / d hidden", llm::test::tolerance::kSameMath);
+  llm::test::check_close(grad_weight, expected[1], "d loss / d weight", llm::test::tolerance::kSameMath);
   CHECK(grad_weight.abs().sum().item<double>() > 0);
   {
     torch::NoGradGuard no_grad;
-    llm::test::check_close(llm::linear_cross_entropy(hidden, weight, targets), reference, "loss without autograd", 1e-6);
+    llm::test::check_close(llm::linear_cross_entropy(hidden, weight, targets), reference, "loss without autograd", llm::test::tolerance::kSameMath);
   }
 }
 

@@ -19,3 +19,24 @@ def save_golden(name, tensors):
     path = GOLDEN / f"{name}.pt"
     torch.save({k: v.detach().clone().contiguous() for k, v in tensors.items()}, path)
     print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size} bytes)")
+
+
+# How far our float results may be from PyTorch's, per kind of quantity, as
+# torch.allclose has it: |ours - PyTorch's| <= atol + rtol * |PyTorch's|. The same
+# table as tests/helpers.h (llm::test::tolerance); docs/testing.md says how the
+# values were chosen.
+TOLERANCES = {
+    "forward": (1e-5, 1e-5),   # activations, logits, attention weights, a forward pass's loss
+    "gradient": (1e-5, 1e-4),  # sums over the batch and the tokens
+    "training": (1e-5, 1e-5),  # losses and weights after training steps
+}
+
+
+def closeness(ours, theirs, kind, atol=None, rtol=None):
+    """(ok, largest |difference|, atol, rtol) of two float tensors under the tolerance of `kind`."""
+    default_atol, default_rtol = TOLERANCES[kind]
+    atol = default_atol if atol is None else atol
+    rtol = default_rtol if rtol is None else rtol
+    ours, theirs = ours.detach().double(), theirs.detach().double()
+    diff = (ours - theirs).abs().max().item() if ours.numel() else 0.0
+    return torch.allclose(ours, theirs, rtol=rtol, atol=atol), diff, atol, rtol

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """Compares an archive written by a chapter executable's --save-outputs with PyTorch.
 
-    /usr/bin/python3 scripts/reference/compare.py FILE [--step NAME] [--tol 1e-5]
+    /usr/bin/python3 scripts/reference/compare.py FILE [--step NAME] [--atol A --rtol R]
 
 The archive is a torch.save dict. This script recognises the step that wrote it by its
 keys (or by --step), rebuilds the same computation in plain PyTorch from the saved
 inputs and the same seed, prints the largest absolute difference of each output, and
-exits 1 when one is above the tolerance.
+exits 1 when one is not within its tolerance: |ours - PyTorch's| <= atol + rtol *
+|PyTorch's| for every element, as torch.allclose has it. Ids and other integers must
+be equal.
 """
 import argparse
 import json
@@ -19,11 +21,20 @@ import torch
 import attention
 import ch02_simple_tokenizer as simple
 import ch05_train
-from common import GOLDEN, data_file
+from common import GOLDEN, TOLERANCES, closeness, data_file
 import gpt
 import gpt2_bpe
 
 STEPS = {}
+
+
+def kind_of(key):
+    """The kind of quantity an archive key holds, for its tolerance (common.TOLERANCES)."""
+    if key.startswith("grad"):
+        return "gradient"
+    if key.startswith("history/"):
+        return "training"
+    return "forward"
 
 
 def step(name, keys):
@@ -219,7 +230,8 @@ def main():
     parser.add_argument("--step", choices=sorted(STEPS), help="the executable that wrote FILE (default: by its keys)")
     parser.add_argument("--seed", type=int, default=123,
                         help="the --seed the executable ran with, when the archive does not hold it")
-    parser.add_argument("--tol", type=float, default=1e-5)
+    parser.add_argument("--atol", type=float, help=f"absolute tolerance for every output (default: by kind, {TOLERANCES})")
+    parser.add_argument("--rtol", type=float, help="relative tolerance for every output (default: by kind)")
     args = parser.parse_args()
 
     try:
@@ -241,21 +253,21 @@ def main():
         rebuild = STEPS[name][1]
     print(f"{args.file}: {name}")
     expected = rebuild(saved, seed)
-    worst = 0.0
+    all_ok = True
     for key, want in expected.items():
         got, want = saved[key], want.detach()
         if got.shape != want.shape:
             print(f"  {key:<20} shape {tuple(got.shape)} != PyTorch's {tuple(want.shape)}  NOT OK")
-            worst = float("inf")
+            all_ok = False
             continue
         if not (got.is_floating_point() or want.is_floating_point()):  # ids, fingerprints: exactly equal
-            diff = 0.0 if torch.equal(got, want.to(got.dtype)) else float("inf")
+            ok = torch.equal(got, want.to(got.dtype))
+            print(f"  {key:<20} {'equal  OK' if ok else 'differ  NOT OK'}")
         else:
-            diff = (got.double() - want.double()).abs().max().item() if got.numel() else 0.0
-        worst = max(worst, diff)
-        print(f"  {key:<20} max |diff| {diff:.3g}  {'OK' if diff <= args.tol else 'NOT OK'}")
-    sys.exit(0 if worst <= args.tol else 1)
-
+            ok, diff, atol, rtol = closeness(got, want, kind_of(key), args.atol, args.rtol)
+            print(f"  {key:<20} max |diff| {diff:.3g} (atol {atol:g}, rtol {rtol:g})  {'OK' if ok else 'NOT OK'}")
+        all_ok = all_ok and ok
+    sys.exit(0 if all_ok else 1)
 
 if __name__ == "__main__":
     main()

@@ -279,7 +279,9 @@ BpeTokenizer BpeTokenizer::from_files(const std::filesystem::path& encoder_json,
   return BpeTokenizer(load_bpe_vocabulary(encoder_json, merges));
 }
 
-BpeTokenizer BpeTokenizer::gpt2() { return from_files(data_file("gpt2/encoder.json"), data_file("gpt2/vocab.bpe")); }
+BpeTokenizer BpeTokenizer::gpt2() {
+  return from_files(existing_data_file("gpt2/encoder.json"), existing_data_file("gpt2/vocab.bpe"));
+}
 
 std::vector<std::string_view> BpeTokenizer::pretokenize(std::string_view text) {
   check_utf8(text, "BPE pre-tokenizer input");

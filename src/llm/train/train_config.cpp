@@ -151,7 +151,14 @@ std::filesystem::path model_config_path(const TrainConfig& config) {
 
 std::filesystem::path data_path(const TrainConfig& config) {
   const std::filesystem::path path(config.data);
-  return path.is_relative() && !std::filesystem::exists(path) ? data_file(config.data) : path;
+  if (!path.is_relative() || std::filesystem::exists(path)) return path;
+  auto in_data = data_file(config.data);
+  if (!std::filesystem::exists(in_data)) {
+    throw Error(fmt::format("file '{}': not found, here or in the data folder '{}' (scripts/fetch-data.sh puts "
+                            "the-verdict.txt and moby-dick.txt there)",
+                            config.data, in_data.parent_path().string()));
+  }
+  return in_data;
 }
 
 void add_train_flags(cxxopts::Options& options) {

@@ -162,13 +162,35 @@ void write_file_atomic(const fs::path& path, std::string_view bytes) {
   }
 }
 
-fs::path data_file(std::string_view name) {
-  const char* dir = std::getenv("LLM_DATA_DIR");
-  return fs::path(dir != nullptr && *dir != '\0' ? dir : LLM_DEFAULT_DATA_DIR) / fs::path(name);
+fs::path home_dir() {
+  static const fs::path home = [] {
+    const char* dir = std::getenv("LLM_HOME");
+    if (dir != nullptr && *dir != '\0') return fs::path(dir);
+    std::error_code ec;
+    const fs::path executable = fs::read_symlink("/proc/self/exe", ec);
+    return (executable.parent_path() / ".." / "share" / "libtorch-llm").lexically_normal();
+  }();
+  return home;
 }
 
-fs::path config_file(std::string_view name) { return fs::path(LLM_DEFAULT_CONFIG_DIR) / fs::path(name); }
+fs::path data_file(std::string_view name) {
+  const char* dir = std::getenv("LLM_DATA_DIR");
+  return (dir != nullptr && *dir != '\0' ? fs::path(dir) : home_dir() / "data") / fs::path(name);
+}
 
-fs::path script_file(std::string_view name) { return fs::path(LLM_DEFAULT_SCRIPTS_DIR) / fs::path(name); }
+fs::path existing_data_file(std::string_view name) {
+  fs::path path = data_file(name);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    throw Error(fmt::format("data file '{}' is missing; scripts/fetch-data.sh fetches it (or copies it from the "
+                            "folder LLM_DATA_MIRROR names), and LLM_DATA_DIR points to data kept elsewhere",
+                            path.string()));
+  }
+  return path;
+}
+
+fs::path config_file(std::string_view name) { return home_dir() / "configs" / fs::path(name); }
+
+fs::path script_file(std::string_view name) { return home_dir() / "scripts" / fs::path(name); }
 
 }  // namespace llm

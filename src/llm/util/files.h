@@ -26,14 +26,24 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 /// `path` itself is not touched.
 int remove_partial_writes(const std::filesystem::path& path);
 
-/// A file of the fetched data: $LLM_DATA_DIR/name if that variable is set, else the
-/// project's data/ folder.
+/// The folder that holds the project's configs/, data/ and scripts/: $LLM_HOME when
+/// set, else share/libtorch-llm beside the executable's bin/ folder. An install puts
+/// them there, and the build tree has the same layout (links into the source tree),
+/// so a build or an installed copy works wherever it is moved.
+std::filesystem::path home_dir();
+
+/// A file of the data: $LLM_DATA_DIR/name when that variable is set, else
+/// home_dir()/data/name.
 std::filesystem::path data_file(std::string_view name);
 
-/// A file of the project's configs/ folder.
+/// data_file(name), which must exist: when it does not, throws llm::Error naming it
+/// and saying how to get it (scripts/fetch-data.sh).
+std::filesystem::path existing_data_file(std::string_view name);
+
+/// A file of home_dir()/configs.
 std::filesystem::path config_file(std::string_view name);
 
-/// A file of the project's scripts/ folder.
+/// A file of home_dir()/scripts.
 std::filesystem::path script_file(std::string_view name);
 
 }  // namespace llm

@@ -4,7 +4,7 @@
 
 #include "llm/attention/causal_attention.h"
 #include "llm/attention/multi_head_attention.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "timing.h"
 
 namespace {

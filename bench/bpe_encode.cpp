@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "llm/text/bpe_tokenizer.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/files.h"
 
 int main(int argc, char** argv) {

@@ -6,7 +6,7 @@
 
 #include "llm/model/generate.h"
 #include "llm/model/gpt_config.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
 #include "profile.h"

@@ -6,7 +6,7 @@
 #include "llm/model/gpt_config.h"
 #include "llm/train/adamw.h"
 #include "llm/train/loss.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/show.h"
 #include "profile.h"
 #include "timing.h"

@@ -1,7 +1,33 @@
-# Helpers shared by the chapters and the tests: one place that says how a target is
-# built, so every executable reuses the library's precompiled torch header.
+# Helpers shared by the library, the chapters, the tools, the benchmarks and the
+# tests: one place that says how a target is built, so every target reuses the one
+# precompiled torch header.
 
 set(LLM_WARNINGS -Wall -Wextra -Wno-unused-parameter)
+
+# What every target of the project compiles and links with.
+add_library(llm_base INTERFACE)
+target_include_directories(llm_base INTERFACE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(llm_base INTERFACE ${TORCH_LIBRARIES} spdlog::spdlog nlohmann_json::nlohmann_json)
+
+# llm_reuse_pch(<target>): compile <target> with the precompiled <torch/torch.h> of
+# src/llm/pch.h.
+function(llm_reuse_pch target)
+  target_precompile_headers(${target} REUSE_FROM llm_pch)
+endfunction()
+
+# llm_add_executable(<name> <source>... [INSTALL] [LIBRARIES <lib>...]) builds an
+# executable into build/bin/<name>, linked with the library `llm` (and LIBRARIES);
+# INSTALL also puts it in the install's bin/.
+function(llm_add_executable name)
+  cmake_parse_arguments(ARG "INSTALL" "" "LIBRARIES" ${ARGN})
+  add_executable(${name} ${ARG_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PRIVATE llm ${ARG_LIBRARIES})
+  target_compile_options(${name} PRIVATE ${LLM_WARNINGS})
+  llm_reuse_pch(${name})
+  if(ARG_INSTALL)
+    install(TARGETS ${name} RUNTIME DESTINATION bin)
+  endif()
+endfunction()
 
 # llm_add_chapter(<source>) builds chapters/chNN-<topic>/MM-<step>.cpp as chNN-MM-<step>.
 function(llm_add_chapter source)
@@ -9,22 +35,14 @@ function(llm_add_chapter source)
   get_filename_component(folder "${CMAKE_CURRENT_SOURCE_DIR}" NAME)
   string(REGEX MATCH "^ch[0-9][0-9]" chapter "${folder}")
   set(name "${chapter}-${step}")
-  add_executable(${name} ${source})
-  target_link_libraries(${name} PRIVATE llm)
-  target_compile_options(${name} PRIVATE ${LLM_WARNINGS})
-  target_precompile_headers(${name} REUSE_FROM llm)
+  llm_add_executable(${name} ${source} INSTALL)
   set_property(GLOBAL APPEND PROPERTY LLM_CHAPTERS ${name})
-  install(TARGETS ${name} RUNTIME DESTINATION bin)
 endfunction()
 
 # llm_add_tool(<source>) builds tools/<name>.cpp as <name>.
 function(llm_add_tool source)
   get_filename_component(name "${source}" NAME_WE)
-  add_executable(${name} ${source})
-  target_link_libraries(${name} PRIVATE llm)
-  target_compile_options(${name} PRIVATE ${LLM_WARNINGS})
-  target_precompile_headers(${name} REUSE_FROM llm)
-  install(TARGETS ${name} RUNTIME DESTINATION bin)
+  llm_add_executable(${name} ${source} INSTALL)
 endfunction()
 
 # llm_add_test(<area>) builds tests/test-<area>.cpp and registers each Catch2 test
@@ -32,10 +50,7 @@ endfunction()
 # missing, and ctest then reports it as skipped, never as passed.
 function(llm_add_test area)
   set(name test-${area})
-  add_executable(${name} ${name}.cpp)
-  target_link_libraries(${name} PRIVATE llm llm_test_main)
-  target_compile_options(${name} PRIVATE ${LLM_WARNINGS})
-  target_precompile_headers(${name} REUSE_FROM llm)
+  llm_add_executable(${name} ${name}.cpp LIBRARIES llm_test_main)
   catch_discover_tests(${name}
     TEST_PREFIX "${area}: "
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}

@@ -5,7 +5,7 @@
 #   scripts/run.sh --data moby-dick.txt --num-epochs 2     (a longer run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh ch05-02-train generate  # only what the main job runs; scripts/test.sh builds the rest
+scripts/setup.sh main-job  # only what the main job runs (ch05-02-train, generate); test.sh builds the rest
 
 echo
 echo "==> Training (configs/train-quick.json $*)"

@@ -1,11 +1,12 @@
 #include "helpers.h"
-#include "llm/attention/attention_flags.h"
+#include "llm/cli/attention_flags.h"
 #include "llm/attention/causal_attention.h"
 #include "llm/attention/multi_head_attention.h"
 #include "llm/attention/self_attention.h"
 #include "llm/attention/simplified.h"
 #include "llm/io/state_dict.h"
 #include "llm/util/error.h"
+#include "llm/reference/recording.h"
 
 using llm::AttentionOptions;
 using llm::NamedTensors;

@@ -5,10 +5,11 @@
 #include "llm/io/tensor_archive.h"
 #include "llm/model/generate.h"
 #include "llm/model/gpt_model.h"
-#include "llm/model/model_flags.h"
+#include "llm/cli/model_flags.h"
 #include "llm/util/error.h"
 #include "llm/util/linear.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 using llm::NamedTensors;
 

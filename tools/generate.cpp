@@ -2,9 +2,9 @@
 // prompt, greedily or by sampling with temperature and top-k.
 #include <fmt/format.h>
 
-#include "llm/model/model_flags.h"
-#include "llm/train/train_flags.h"
-#include "llm/util/cli.h"
+#include "llm/cli/model_flags.h"
+#include "llm/cli/train_flags.h"
+#include "llm/cli/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/show.h"
 

@@ -6,7 +6,7 @@
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
 

@@ -5,7 +5,7 @@
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
 
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),
-                        {{"seed", torch::tensor(static_cast<int64_t>(args["seed"].as<uint64_t>()))},
+                        {{"seed", torch::tensor(static_cast<int64_t>(llm::cli::seed(args)))},
                          {"small_weight", small->weight},
                          {"small_ids", small_ids},
                          {"inputs", inputs},

@@ -2,12 +2,13 @@
 // one step": dot-product scores, softmax weights, context vectors.
 #include <fmt/format.h>
 
-#include "llm/attention/attention_flags.h"
+#include "llm/cli/attention_flags.h"
 #include "llm/attention/simplified.h"
 #include "llm/io/tensor_archive.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-01-simplified-attention",

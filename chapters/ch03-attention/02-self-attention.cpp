@@ -2,11 +2,12 @@
 // sqrt(d_k). V1 holds raw matrices (torch.rand); V2 uses Linear layers.
 #include <fmt/format.h>
 
-#include "llm/attention/attention_flags.h"
+#include "llm/cli/attention_flags.h"
 #include "llm/attention/self_attention.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-02-self-attention", "SelfAttentionV1 and V2 on the lesson's sentence");
@@ -27,7 +28,7 @@ int main(int argc, char** argv) {
       fmt::print("Context vectors ({} x {}):\n{}\n", out.size(0), out.size(1), llm::show(out));
       if (args.count("save-outputs") != 0) {
         llm::save_tensors(args["save-outputs"].as<std::string>(),
-                          llm::record_attention_run(kind, args["seed"].as<uint64_t>(), o, module, x, out));
+                          llm::record_attention_run(kind, llm::cli::seed(args), o, module, x, out));
       }
     };
     if (version == 1) {

@@ -2,10 +2,11 @@
 // drops attention weights while training.
 #include <fmt/format.h>
 
-#include "llm/attention/attention_flags.h"
+#include "llm/cli/attention_flags.h"
 #include "llm/attention/causal_attention.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-03-causal-attention", "Causal self-attention with dropout, batched");
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
     fmt::print("Context vectors: {}\n{}\n", llm::shape(out), llm::show(out));
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),
-                        llm::record_attention_run("causal_attention", args["seed"].as<uint64_t>(), o, attention, x, out));
+                        llm::record_attention_run("causal_attention", llm::cli::seed(args), o, attention, x, out));
     }
     // Dropout on its own: about half of the entries are zeroed, the rest scaled by 2.
     torch::nn::Dropout dropout(0.5);

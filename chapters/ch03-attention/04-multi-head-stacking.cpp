@@ -1,10 +1,11 @@
 // Lesson 3.6.1: multi-head attention by stacking independent causal-attention heads.
 #include <fmt/format.h>
 
-#include "llm/attention/attention_flags.h"
+#include "llm/cli/attention_flags.h"
 #include "llm/attention/causal_attention.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-04-multi-head-stacking", "num_heads CausalAttention heads, concatenated");
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(
           args["save-outputs"].as<std::string>(),
-          llm::record_attention_run("multi_attention_stacking", args["seed"].as<uint64_t>(), o, stacked, x, out));
+          llm::record_attention_run("multi_attention_stacking", llm::cli::seed(args), o, stacked, x, out));
     }
   });
 }

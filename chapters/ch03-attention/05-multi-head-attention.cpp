@@ -1,10 +1,11 @@
 // Lesson 3.6.2: multi-head attention by splitting one projection into heads.
 #include <fmt/format.h>
 
-#include "llm/attention/attention_flags.h"
+#include "llm/cli/attention_flags.h"
 #include "llm/attention/multi_head_attention.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-05-multi-head-attention", "Multi-head attention with weight splitting");
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
     fmt::print("Parameters: {}\n", llm::parameter_count(*mha));
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),
-                        llm::record_attention_run("multi_head_attention", args["seed"].as<uint64_t>(), o, mha, x, out));
+                        llm::record_attention_run("multi_head_attention", llm::cli::seed(args), o, mha, x, out));
     }
   });
 }

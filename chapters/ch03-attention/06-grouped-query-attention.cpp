@@ -3,10 +3,11 @@
 // group per head is multi-head attention.
 #include <fmt/format.h>
 
-#include "llm/attention/attention_flags.h"
+#include "llm/cli/attention_flags.h"
 #include "llm/attention/multi_head_attention.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-06-grouped-query-attention", "Grouped-query attention and what it saves");
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(
           args["save-outputs"].as<std::string>(),
-          llm::record_attention_run("grouped_query_attention", args["seed"].as<uint64_t>(), o, gqa, x, out));
+          llm::record_attention_run("grouped_query_attention", llm::cli::seed(args), o, gqa, x, out));
     }
   });
 }

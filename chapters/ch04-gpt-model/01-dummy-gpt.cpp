@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include "llm/model/generate.h"
-#include "llm/model/model_flags.h"
-#include "llm/util/cli.h"
+#include "llm/cli/model_flags.h"
+#include "llm/cli/cli.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-01-dummy-gpt", "The placeholder GPT of lesson 4.1");
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
     fmt::print("Token ids:\n{}\nLogits {}; the first 5 of each row:\n{}\n", llm::show(batch), llm::shape(logits),
                llm::show(logits.slice(2, 0, 5)));
     if (args.count("save-outputs") != 0) {
-      auto archive = llm::model_header("dummy_gpt", args, config);
+      auto archive = llm::model_header("dummy_gpt", llm::cli::seed(args), config);
       archive.insert(archive.end(), {{"inputs", batch}, {"logits", logits}});
       llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
     }

@@ -2,9 +2,10 @@
 // LayerNorm module (learned scale and shift, eps 1e-5, biased variance).
 #include <fmt/format.h>
 
-#include "llm/model/model_flags.h"
-#include "llm/util/cli.h"
+#include "llm/cli/model_flags.h"
+#include "llm/cli/cli.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-02-layer-norm", "Layer normalisation (its width from --config)");
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
                config.emb_dim, config.emb_dim, y.mean(-1).abs().max().item<double>(),
                y.var(-1, false).min().item<double>(), y.var(-1, false).max().item<double>());
     if (args.count("save-outputs") != 0) {
-      auto archive = llm::model_header("layer_norm", args, config);
+      auto archive = llm::model_header("layer_norm", llm::cli::seed(args), config);
       archive.insert(archive.end(), {{"batch_example", batch_example},
                                      {"out", out},
                                      {"out_norm", out_norm},

@@ -2,9 +2,10 @@
 // network emb_dim -> 4 * emb_dim -> emb_dim.
 #include <fmt/format.h>
 
-#include "llm/model/model_flags.h"
-#include "llm/util/cli.h"
+#include "llm/cli/model_flags.h"
+#include "llm/cli/cli.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-03-feed-forward", "GELU and the feed-forward network (width from --config)");
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
     fmt::print("\nFeedForward: input {} -> hidden {} -> output {}; {} parameters\n", llm::shape(x),
                4 * config.emb_dim, llm::shape(out), llm::parameter_count(*ff));
     if (args.count("save-outputs") != 0) {
-      auto archive = llm::model_header("feed_forward", args, config);
+      auto archive = llm::model_header("feed_forward", llm::cli::seed(args), config);
       archive.insert(archive.end(), {{"points", points}, {"gelu", gelu_y}, {"input", x}, {"output", out}});
       const auto prints = llm::fingerprints(*ff);
       archive.insert(archive.end(), prints.begin(), prints.end());

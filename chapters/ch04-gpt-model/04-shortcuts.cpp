@@ -4,8 +4,8 @@
 
 #include "llm/io/tensor_archive.h"
 #include "llm/model/layers.h"
-#include "llm/model/model_flags.h"
-#include "llm/util/cli.h"
+#include "llm/cli/model_flags.h"
+#include "llm/cli/cli.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-04-shortcuts", "Mean absolute gradients with and without shortcuts");
@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     const auto sample_input = torch::tensor({{1.0, 0.0, -1.0}}).to(device);
     llm::NamedTensors archive;
     for (const bool shortcut : {false, true}) {
-      torch::manual_seed(args["seed"].as<uint64_t>());  // the lesson seeds each model the same way
+      torch::manual_seed(llm::cli::seed(args));  // the lesson seeds each model the same way
       llm::ExampleDeepNeuralNetwork model(layer_sizes, shortcut);
       model->to(device);
       const auto output = model->forward(sample_input);
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
       fmt::print("  trf_blocks.{}.att.W_query.weight has gradient mean of {}\n", b, grad.abs().mean().item<double>());
     }
     if (args.count("save-outputs") != 0) {
-      archive.emplace_back("seed", torch::tensor(static_cast<int64_t>(args["seed"].as<uint64_t>())));
+      archive.emplace_back("seed", torch::tensor(static_cast<int64_t>(llm::cli::seed(args))));
       llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
     }
   });

@@ -2,9 +2,10 @@
 // dropout on its output and a shortcut around it. Shape in = shape out.
 #include <fmt/format.h>
 
-#include "llm/model/model_flags.h"
-#include "llm/util/cli.h"
+#include "llm/cli/model_flags.h"
+#include "llm/cli/cli.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-05-transformer-block", "One transformer block of the --config GPT");
@@ -20,7 +21,7 @@ int main(int argc, char** argv) {
     fmt::print("Input shape: {}\nOutput shape: {}\nParameters: {}\n", llm::shape(x), llm::shape(output),
                llm::parameter_count(*block));
     if (args.count("save-outputs") != 0) {
-      auto archive = llm::model_header("transformer_block", args, config);
+      auto archive = llm::model_header("transformer_block", llm::cli::seed(args), config);
       archive.insert(archive.end(), {{"input", x}, {"output", output}});
       const auto prints = llm::fingerprints(*block);
       archive.insert(archive.end(), prints.begin(), prints.end());

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 
 #include "llm/model/generate.h"
-#include "llm/model/model_flags.h"
-#include "llm/util/cli.h"
+#include "llm/cli/model_flags.h"
+#include "llm/cli/cli.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-06-gpt-model", "The GPT model of --config");
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
     fmt::print("Size at float32: {:.2f} MB\n", static_cast<double>(total) * 4 / (1024.0 * 1024.0));
     llm::save_state_dict_flag(args, model);
     if (args.count("save-outputs") != 0) {
-      auto archive = llm::model_header("gpt_model", args, model->config);
+      auto archive = llm::model_header("gpt_model", llm::cli::seed(args), model->config);
       archive.insert(archive.end(), {{"inputs", batch}, {"logits", logits}, {"eval", torch::tensor(args.count("eval") != 0)}});
       const auto prints = llm::fingerprints(*model);
       archive.insert(archive.end(), prints.begin(), prints.end());

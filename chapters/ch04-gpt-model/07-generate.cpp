@@ -3,10 +3,11 @@
 #include <fmt/ranges.h>
 
 #include "llm/model/generate.h"
-#include "llm/model/model_flags.h"
-#include "llm/util/cli.h"
+#include "llm/cli/model_flags.h"
+#include "llm/cli/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-07-generate", "Greedy generation from a prompt");
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
                llm::show_ids(out), out.size(1), llm::token_ids_to_text(tokenizer, out));
     llm::save_state_dict_flag(args, model);
     if (args.count("save-outputs") != 0) {
-      auto archive = llm::model_header("generate", args, model->config);
+      auto archive = llm::model_header("generate", llm::cli::seed(args), model->config);
       archive.insert(archive.end(), {{"prompt", encoded}, {"generated", out}});
       const auto prints = llm::fingerprints(*model);
       archive.insert(archive.end(), prints.begin(), prints.end());

@@ -3,12 +3,13 @@
 #include <fmt/format.h>
 
 #include "llm/model/generate.h"
-#include "llm/model/model_flags.h"
+#include "llm/cli/model_flags.h"
 #include "llm/train/loss.h"
 #include "llm/train/trainer.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
+#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch05-01-loss", "Cross-entropy loss and perplexity of an untrained GPT");
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
     fmt::print("Training loss: {:.4f}\nValidation loss: {:.4f}\n", train_loss, val_loss);
 
     if (args.count("save-outputs") != 0) {
-      auto archive = llm::model_header("loss", args, model->config);
+      auto archive = llm::model_header("loss", llm::cli::seed(args), model->config);
       archive.insert(archive.end(), {{"inputs", inputs},
                                      {"targets", targets},
                                      {"logits", logits},

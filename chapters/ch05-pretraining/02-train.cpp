@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "llm/io/state_dict.h"
-#include "llm/train/train_flags.h"
-#include "llm/util/cli.h"
+#include "llm/cli/train_flags.h"
+#include "llm/cli/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/interrupt.h"

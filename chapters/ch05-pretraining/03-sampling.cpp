@@ -4,9 +4,9 @@
 
 #include <array>
 
-#include "llm/model/model_flags.h"
-#include "llm/train/train_flags.h"
-#include "llm/util/cli.h"
+#include "llm/cli/model_flags.h"
+#include "llm/cli/train_flags.h"
+#include "llm/cli/cli.h"
 #include "llm/util/show.h"
 
 namespace {
@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   llm::add_sampling_flags(options, "Every effort moves you", 15);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const auto seed = args["seed"].as<uint64_t>();
+    const auto seed = llm::cli::seed(args);
     const auto next_token_logits = torch::tensor({4.51, 0.89, -1.90, 6.75, 1.63, -1.62, -1.89, 6.28, 1.79});
     const auto probas = torch::softmax(next_token_logits, 0);
     fmt::print("Greedy: {}\n", kWords[probas.argmax().item<int64_t>()]);

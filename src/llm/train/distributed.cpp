@@ -16,9 +16,8 @@ namespace {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-// A whole number from the flag `flag`, else the environment variable `env`.
-std::optional<int64_t> setting(const cxxopts::ParseResult& args, const std::string& flag, const char* env) {
-  if (args.count(flag) != 0) return args[flag].as<int64_t>();
+// The whole number in the environment variable `env`, when it is set.
+std::optional<int64_t> environment_number(const char* env) {
   const char* value = std::getenv(env);
   if (value == nullptr || *value == '\0') return std::nullopt;
   char* end = nullptr;
@@ -44,44 +43,26 @@ class QuietLog {
 
 }  // namespace
 
-void add_distributed_flags(cxxopts::Options& options) {
-  options.add_options("Distributed (torchrun's environment variables, or these flags)")(
-      "world-size", "Processes in the run (WORLD_SIZE); without it, one process", cxxopts::value<int64_t>(), "N")(
-      "rank", "This process's rank, 0 .. N-1 (RANK)", cxxopts::value<int64_t>(), "R")(
-      "local-rank", "Its rank on this machine (LOCAL_RANK); picks cuda:LOCAL_RANK with --device cuda",
-      cxxopts::value<int64_t>(), "R")("master-addr", "Rank 0's host (MASTER_ADDR)", cxxopts::value<std::string>(),
-                                      "HOST")(
-      "master-port", "Rank 0's rendezvous port (MASTER_PORT)", cxxopts::value<int64_t>(), "PORT")(
-      "dist-timeout", "Seconds to wait for the other ranks before giving up",
-      cxxopts::value<int64_t>()->default_value("300"), "S");
+DistributedEnvironment read_distributed_environment() {
+  DistributedEnvironment env;
+  env.world_size = environment_number("WORLD_SIZE");
+  env.rank = environment_number("RANK");
+  env.local_rank = environment_number("LOCAL_RANK");
+  env.master_port = environment_number("MASTER_PORT");
+  if (const char* addr = std::getenv("MASTER_ADDR"); addr != nullptr && *addr != '\0') env.master_addr = addr;
+  return env;
 }
 
-std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::ParseResult& args) {
-  const auto world_size = setting(args, "world-size", "WORLD_SIZE");
-  if (!world_size) return std::nullopt;
-  DistributedConfig config;
-  config.world_size = *world_size;
-  config.rank = setting(args, "rank", "RANK").value_or(0);
-  config.local_rank = setting(args, "local-rank", "LOCAL_RANK").value_or(config.rank);
-  config.master_port = setting(args, "master-port", "MASTER_PORT").value_or(config.master_port);
-  if (args.count("master-addr") != 0) {
-    config.master_addr = args["master-addr"].as<std::string>();
-  } else if (const char* addr = std::getenv("MASTER_ADDR"); addr != nullptr && *addr != '\0') {
-    config.master_addr = addr;
+void DistributedConfig::validate() const {
+  if (world_size < 1) throw Error(fmt::format("world size must be at least 1, got {}", world_size));
+  if (rank < 0 || rank >= world_size) {
+    throw Error(fmt::format("rank must be in 0..{} (world size {}), got {}", world_size - 1, world_size, rank));
   }
-  const int64_t timeout = args["dist-timeout"].as<int64_t>();
-  if (config.world_size < 1) throw Error(fmt::format("world size must be at least 1, got {}", config.world_size));
-  if (config.rank < 0 || config.rank >= config.world_size) {
-    throw Error(fmt::format("rank must be in 0..{} (world size {}), got {}", config.world_size - 1, config.world_size,
-                            config.rank));
+  if (local_rank < 0) throw Error(fmt::format("local rank must not be negative, got {}", local_rank));
+  if (master_port < 1 || master_port > 65535) {
+    throw Error(fmt::format("master port must be in 1..65535, got {}", master_port));
   }
-  if (config.local_rank < 0) throw Error(fmt::format("local rank must not be negative, got {}", config.local_rank));
-  if (config.master_port < 1 || config.master_port > 65535) {
-    throw Error(fmt::format("master port must be in 1..65535, got {}", config.master_port));
-  }
-  if (timeout <= 0) throw Error(fmt::format("--dist-timeout must be positive, got {}", timeout));
-  config.timeout = std::chrono::seconds(timeout);
-  return config;
+  if (timeout.count() <= 0) throw Error(fmt::format("the timeout must be positive, got {} s", timeout.count()));
 }
 
 class ProcessGroup::Pending {

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <cxxopts.hpp>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,15 +20,19 @@ struct DistributedConfig {
   int64_t master_port = 29500;
   /// How long the rendezvous and each collective may wait for the other ranks.
   std::chrono::seconds timeout{300};
+
+  /// Throws llm::Error naming the first impossible value.
+  void validate() const;
 };
 
-/// --rank, --world-size, --local-rank, --master-addr, --master-port, --dist-timeout.
-void add_distributed_flags(cxxopts::Options& options);
-
-/// torchrun's environment (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT),
-/// each overridden by its flag; nullopt when neither WORLD_SIZE nor --world-size is
-/// given: a single-process run. A malformed or inconsistent value is an llm::Error.
-std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::ParseResult& args);
+/// torchrun's environment variables, each when it is set: WORLD_SIZE, RANK,
+/// LOCAL_RANK, MASTER_PORT (whole numbers; anything else is an llm::Error naming the
+/// variable) and MASTER_ADDR.
+struct DistributedEnvironment {
+  std::optional<int64_t> world_size, rank, local_rank, master_port;
+  std::optional<std::string> master_addr;
+};
+DistributedEnvironment read_distributed_environment();
 
 /// A process group of LibTorch's c10d: Gloo over a TCPStore rendezvous that rank 0
 /// hosts at master_addr:master_port. Every collective waits for all ranks; a rank

@@ -15,16 +15,17 @@
 namespace llm {
 namespace {
 
-// One row per setting: its JSON key (the flag is the key with dashes) and its member.
-// The table drives parsing, printing and the flags, so no setting can miss one.
-struct Field {
-  std::string_view key;
-  std::variant<int64_t TrainConfig::*, double TrainConfig::*, std::string TrainConfig::*> member;
-  std::string_view help;
+template <typename... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
 };
+template <typename... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
 
-const std::vector<Field>& fields() {
-  static const std::vector<Field> kFields = {
+}  // namespace
+
+const std::vector<TrainSetting>& train_settings() {
+  static const std::vector<TrainSetting> kFields = {
       {"model", &TrainConfig::model, "Model config (JSON)"},
       {"data", &TrainConfig::data, "Training text (UTF-8)"},
       {"seed", &TrainConfig::seed, "Seed of the weights, dropout and data order"},
@@ -50,24 +51,6 @@ const std::vector<Field>& fields() {
   };
   return kFields;
 }
-
-// The flag of a setting: its key with dashes; the model config is every model
-// executable's --config.
-std::string flag_name(std::string_view key) {
-  if (key == "model") return "config";
-  std::string name(key);
-  std::replace(name.begin(), name.end(), '_', '-');
-  return name;
-}
-
-template <typename... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <typename... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-
-}  // namespace
 
 void TrainConfig::validate(std::string_view source) const {
   const auto fail = [&](std::string_view key, std::string_view expected, auto value) {
@@ -104,8 +87,10 @@ TrainConfig parse_train_config(std::string_view text, std::string_view source) {
   for (const auto& item : json.items()) {
     const auto& key = item.key();  // named, not bound: C++17 lambdas cannot capture bindings
     const auto& value = item.value();
-    const auto field = std::find_if(fields().begin(), fields().end(), [&](const Field& f) { return f.key == key; });
-    if (field == fields().end()) throw Error(fmt::format("training config '{}': unknown key '{}'", source, key));
+    const auto& settings = train_settings();
+    const auto field =
+        std::find_if(settings.begin(), settings.end(), [&](const TrainSetting& f) { return f.key == key; });
+    if (field == settings.end()) throw Error(fmt::format("training config '{}': unknown key '{}'", source, key));
     const auto wrong = [&](const char* expected) {
       return Error(fmt::format("training config '{}': {} must be {}, got {}", source, key, expected, value.dump()));
     };
@@ -138,7 +123,7 @@ TrainConfig load_train_config(const std::filesystem::path& path) {
 
 nlohmann::json to_json(const TrainConfig& config) {
   auto json = nlohmann::json::object();
-  for (const auto& field : fields()) {
+  for (const auto& field : train_settings()) {
     std::visit([&](auto member) { json[std::string(field.key)] = config.*member; }, field.member);
   }
   return json;
@@ -159,29 +144,6 @@ std::filesystem::path data_path(const TrainConfig& config) {
                             config.data, in_data.parent_path().string()));
   }
   return in_data;
-}
-
-void add_train_flags(cxxopts::Options& options) {
-  auto adder = options.add_options("Training");
-  for (const auto& field : fields()) {
-    if (field.key == "seed") continue;  // every executable's --seed
-    const auto name = flag_name(field.key), help = std::string(field.help);
-    std::visit(Overloaded{[&](int64_t TrainConfig::*) { adder(name, help, cxxopts::value<int64_t>(), "N"); },
-                          [&](double TrainConfig::*) { adder(name, help, cxxopts::value<double>(), "X"); },
-                          [&](std::string TrainConfig::*) { adder(name, help, cxxopts::value<std::string>(), "S"); }},
-               field.member);
-  }
-}
-
-void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args) {
-  for (const auto& field : fields()) {
-    const auto name = flag_name(field.key);
-    if (field.key == "seed" || args.count(name) == 0) continue;
-    std::visit([&](auto member) { config.*member = args[name].as<std::remove_reference_t<decltype(config.*member)>>(); },
-               field.member);
-  }
-  if (args.count("seed") != 0) config.seed = static_cast<int64_t>(args["seed"].as<uint64_t>());
-  config.validate("flags");
 }
 
 }  // namespace llm

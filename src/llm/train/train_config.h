@@ -1,11 +1,11 @@
 #pragma once
 
-#include <cxxopts.hpp>
-
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -76,11 +76,14 @@ nlohmann::json to_json(const TrainConfig& config);
 std::filesystem::path model_config_path(const TrainConfig& config);
 std::filesystem::path data_path(const TrainConfig& config);
 
-/// One flag per setting, in the group "Training": --data, --num-epochs, ... (the seed
-/// is every executable's --seed).
-void add_train_flags(cxxopts::Options& options);
-
-/// Sets each setting whose flag was given, then validates.
-void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args);
+/// One row per setting: its JSON key, its member and a line of help. Parsing,
+/// printing and the command-line flags (src/llm/cli) all follow this table, so no
+/// setting can miss one.
+struct TrainSetting {
+  std::string_view key;
+  std::variant<int64_t TrainConfig::*, double TrainConfig::*, std::string TrainConfig::*> member;
+  std::string_view help;
+};
+const std::vector<TrainSetting>& train_settings();
 
 }  // namespace llm

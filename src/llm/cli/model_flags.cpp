@@ -1,10 +1,9 @@
-#include "llm/model/model_flags.h"
+#include "llm/cli/model_flags.h"
 
 #include <fmt/format.h>
 
-#include "llm/attention/attention_flags.h"
 #include "llm/io/state_dict.h"
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 
@@ -57,32 +56,6 @@ SamplingOptions sampling_from_flags(const cxxopts::ParseResult& args) {
   if (args.count("eos-id") != 0) options.eos_id(args["eos-id"].as<int64_t>());
   options.validate();
   return options;
-}
-
-NamedTensors model_header(const std::string& kind, const cxxopts::ParseResult& args, const GPTConfig& c) {
-  return {{"kind", string_tensor(kind)},
-          {"seed", torch::tensor(static_cast<int64_t>(args["seed"].as<uint64_t>()))},
-          {"config/vocab_size", torch::tensor(c.vocab_size)},
-          {"config/context_length", torch::tensor(c.context_length)},
-          {"config/emb_dim", torch::tensor(c.emb_dim)},
-          {"config/n_heads", torch::tensor(c.n_heads)},
-          {"config/n_layers", torch::tensor(c.n_layers)},
-          {"config/drop_rate", torch::tensor(c.drop_rate, torch::kDouble)},
-          {"config/qkv_bias", torch::tensor(c.qkv_bias)},
-          {"config/n_kv_groups", torch::tensor(c.n_kv_groups)},
-          {"config/gqa", torch::tensor(c.attention == "gqa")}};
-}
-
-torch::Tensor fingerprint(const torch::Tensor& tensor) {
-  const auto bits = tensor.detach().cpu().contiguous().flatten().view(torch::kInt32).to(torch::kLong);
-  const auto weights = torch::arange(bits.numel(), torch::kLong) * static_cast<int64_t>(2654435761) + 1;
-  return (bits * weights).sum();
-}
-
-NamedTensors fingerprints(const torch::nn::Module& module) {
-  NamedTensors out;
-  for (const auto& [name, tensor] : state_dict(module)) out.emplace_back("fingerprint/" + name, fingerprint(tensor));
-  return out;
 }
 
 }  // namespace llm

@@ -1,10 +1,5 @@
-#include "llm/attention/attention_flags.h"
+#include "llm/cli/attention_flags.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
-#include "llm/attention/simplified.h"
-#include "llm/util/error.h"
 
 namespace llm {
 
@@ -30,28 +25,4 @@ AttentionOptions attention_options(const cxxopts::ParseResult& args) {
       .qkv_bias(args["qkv-bias"].as<bool>());
 }
 
-torch::Tensor attention_input(torch::IntArrayRef shape) {
-  for (const int64_t size : shape) {
-    if (size <= 0) throw Error(fmt::format("input sizes must be positive, got [{}]", fmt::join(shape, ", ")));
-  }
-  const int64_t n = static_cast<int64_t>(shape.size());
-  if (n >= 2 && shape[n - 2] == 6 && shape[n - 1] == 3) return journey_inputs().expand(shape).clone().requires_grad_();
-  return torch::rand(shape).requires_grad_();
-}
-
-namespace detail {
-
-NamedTensors attention_header(const std::string& kind, uint64_t seed, const AttentionOptions& o) {
-  return {{"kind", string_tensor(kind)},
-          {"seed", torch::tensor(static_cast<int64_t>(seed))},
-          {"config/d_in", torch::tensor(o.d_in())},
-          {"config/d_out", torch::tensor(o.d_out())},
-          {"config/context_length", torch::tensor(o.context_length())},
-          {"config/num_heads", torch::tensor(o.num_heads())},
-          {"config/num_kv_groups", torch::tensor(o.num_kv_groups())},
-          {"config/dropout", torch::tensor(o.dropout(), torch::kDouble)},
-          {"config/qkv_bias", torch::tensor(o.qkv_bias())}};
-}
-
-}  // namespace detail
 }  // namespace llm

@@ -1,4 +1,4 @@
-#include "llm/util/cli.h"
+#include "llm/cli/cli.h"
 
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -96,6 +96,8 @@ c10::Device device(const cxxopts::ParseResult& args) {
       fmt::format("--device: expected auto, cpu, cuda or cuda:N, got '{}'", name));
 }
 
+uint64_t seed(const cxxopts::ParseResult& args) { return args["seed"].as<uint64_t>(); }
+
 int run(cxxopts::Options& options, int argc, char** argv,
         const std::function<void(const cxxopts::ParseResult&)>& body) {
   const std::string program = options.program();
@@ -125,7 +127,7 @@ int run(cxxopts::Options& options, int argc, char** argv,
     }
     torch::set_num_threads(threads);
     device(args);  // a bad --device is a flag error before anything runs
-    torch::manual_seed(args["seed"].as<uint64_t>());
+    torch::manual_seed(seed(args));
     body(args);
     return kOk;
   } catch (const cxxopts::exceptions::exception& e) {

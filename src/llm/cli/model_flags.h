@@ -5,7 +5,6 @@
 
 #include <string>
 
-#include "llm/io/tensor_archive.h"
 #include "llm/model/generate.h"
 #include "llm/model/gpt_model.h"
 
@@ -33,15 +32,5 @@ void add_sampling_flags(cxxopts::Options& options, const std::string& default_pr
 
 /// Those flags as SamplingOptions (validated).
 SamplingOptions sampling_from_flags(const cxxopts::ParseResult& args);
-
-/// The archive header of a chapter-4 run: what wrote it, the seed and the config.
-NamedTensors model_header(const std::string& kind, const cxxopts::ParseResult& args, const GPTConfig& config);
-
-/// The 64-bit fingerprint of a float tensor's bits that the reference scripts also
-/// compute (scripts/reference/gpt.py): equal weights, equal fingerprints.
-torch::Tensor fingerprint(const torch::Tensor& tensor);
-
-/// "fingerprint/<name>" for each entry of the module's state dict.
-NamedTensors fingerprints(const torch::nn::Module& module);
 
 }  // namespace llm

@@ -3,11 +3,27 @@
 #include <cxxopts.hpp>
 
 #include <memory>
+#include <optional>
 
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/train/trainer.h"
 
 namespace llm {
+
+/// One flag per run setting, in the group "Training": --data, --num-epochs, ... (the
+/// seed is every executable's --seed).
+void add_train_flags(cxxopts::Options& options);
+
+/// Sets each run setting whose flag was given, then validates.
+void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args);
+
+/// --rank, --world-size, --local-rank, --master-addr, --master-port, --dist-timeout.
+void add_distributed_flags(cxxopts::Options& options);
+
+/// torchrun's environment (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT),
+/// each overridden by its flag; nullopt when neither WORLD_SIZE nor --world-size is
+/// given: a single-process run. A malformed or inconsistent value is an llm::Error.
+std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::ParseResult& args);
 
 /// --train-config FILE and --resume FILE, plus one flag per run setting.
 void add_run_flags(cxxopts::Options& options, const std::string& default_train_config = "train-lesson.json");

@@ -3,6 +3,7 @@
 #include <c10/core/Device.h>
 #include <cxxopts.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -23,6 +24,9 @@ cxxopts::Options options(const std::string& program, const std::string& descript
 /// built with CUDA and sees a GPU, else the CPU; "cpu"; "cuda" or "cuda:N". Asking
 /// for CUDA where there is none is a flag error.
 c10::Device device(const cxxopts::ParseResult& args);
+
+/// The seed of --seed.
+uint64_t seed(const cxxopts::ParseResult& args);
 
 int run(cxxopts::Options& options, int argc, char** argv,
         const std::function<void(const cxxopts::ParseResult&)>& body);

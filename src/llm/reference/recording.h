@@ -1,26 +1,29 @@
 #pragma once
 
-#include <cxxopts.hpp>
+// What the executables record for the PyTorch comparison (--save-outputs), in the
+// form scripts/reference/compare.py and the reference scripts read and write.
+
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <string>
 
 #include "llm/attention/attention_options.h"
 #include "llm/io/state_dict.h"
 #include "llm/io/tensor_archive.h"
+#include "llm/model/gpt_config.h"
 
 namespace llm {
 
-/// Defaults of the chapter-3 size flags: the lesson's.
-struct AttentionFlagDefaults {
-  int64_t d_in = 3, d_out = 2, num_heads = 2, num_kv_groups = 1, context_length = 6, batch = 2;
-  double dropout = 0.0;
-};
+/// The 64-bit fingerprint of a float tensor's bits that the reference scripts also
+/// compute (scripts/reference/gpt.py): equal weights, equal fingerprints.
+torch::Tensor fingerprint(const torch::Tensor& tensor);
 
-/// --d-in --d-out --num-heads --num-kv-groups --context-length --dropout --batch --qkv-bias
-void add_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults& defaults = {});
+/// "fingerprint/<name>" for each entry of the module's state dict.
+NamedTensors fingerprints(const torch::nn::Module& module);
 
-AttentionOptions attention_options(const cxxopts::ParseResult& args);
+/// The archive header of a chapter-4 run: what wrote it, the seed and the config.
+NamedTensors model_header(const std::string& kind, uint64_t seed, const GPTConfig& config);
 
 /// An input of `shape` ([tokens, d_in] or [batch, tokens, d_in]) that requires grad:
 /// the lesson's "Your journey starts with one step" (repeated over the batch) when
@@ -28,22 +31,17 @@ AttentionOptions attention_options(const cxxopts::ParseResult& args);
 /// reference scripts draw it.
 torch::Tensor attention_input(torch::IntArrayRef shape);
 
+/// The archive header of a chapter-3 run: what wrote it, the seed and the sizes.
+NamedTensors attention_header(const std::string& kind, uint64_t seed, const AttentionOptions& options);
+
 /// What the PyTorch reference records for an attention module (see
 /// scripts/reference/attention.py, run_case): its kind, seed and sizes, the input,
 /// the state dict, the output of a training-mode forward pass, a drawn grad_output,
 /// and the gradients of (output * grad_output).sum(). Runs the backward pass.
 template <typename Module>
 NamedTensors record_attention_run(const std::string& kind, uint64_t seed, const AttentionOptions& options,
-                                  Module& module, const torch::Tensor& input, const torch::Tensor& output);
-
-namespace detail {
-NamedTensors attention_header(const std::string& kind, uint64_t seed, const AttentionOptions& options);
-}
-
-template <typename Module>
-NamedTensors record_attention_run(const std::string& kind, uint64_t seed, const AttentionOptions& options,
                                   Module& module, const torch::Tensor& input, const torch::Tensor& output) {
-  NamedTensors archive = detail::attention_header(kind, seed, options);
+  NamedTensors archive = attention_header(kind, seed, options);
   const auto grad_output = torch::randn(output.sizes());
   output.backward(grad_output);
   archive.emplace_back("input", input);

@@ -1,0 +1,23 @@
+#pragma once
+
+#include <cxxopts.hpp>
+#include <torch/torch.h>
+
+#include <string>
+
+#include "llm/attention/attention_options.h"
+
+namespace llm {
+
+/// Defaults of the chapter-3 size flags: the lesson's.
+struct AttentionFlagDefaults {
+  int64_t d_in = 3, d_out = 2, num_heads = 2, num_kv_groups = 1, context_length = 6, batch = 2;
+  double dropout = 0.0;
+};
+
+/// --d-in --d-out --num-heads --num-kv-groups --context-length --dropout --batch --qkv-bias
+void add_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults& defaults = {});
+
+AttentionOptions attention_options(const cxxopts::ParseResult& args);
+
+}  // namespace llm

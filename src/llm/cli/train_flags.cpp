@@ -1,0 +1,160 @@
+#include "llm/cli/train_flags.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <type_traits>
+#include <variant>
+
+#include "llm/io/state_dict.h"
+#include "llm/model/gpt_config.h"
+#include "llm/cli/cli.h"
+#include "llm/cli/model_flags.h"
+#include "llm/train/checkpoint.h"
+#include "llm/util/error.h"
+#include "llm/util/files.h"
+
+namespace llm {
+namespace {
+
+// The flag of a run setting: its key with dashes; the model config is every model
+// executable's --config.
+std::string flag_name(std::string_view key) {
+  if (key == "model") return "config";
+  std::string name(key);
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+// A whole number from the flag `flag`, else from the environment.
+std::optional<int64_t> setting(const cxxopts::ParseResult& args, const std::string& flag,
+                               std::optional<int64_t> from_environment) {
+  return args.count(flag) != 0 ? std::optional<int64_t>(args[flag].as<int64_t>()) : from_environment;
+}
+
+}  // namespace
+
+void add_distributed_flags(cxxopts::Options& options) {
+  options.add_options("Distributed (torchrun's environment variables, or these flags)")(
+      "world-size", "Processes in the run (WORLD_SIZE); without it, one process", cxxopts::value<int64_t>(), "N")(
+      "rank", "This process's rank, 0 .. N-1 (RANK)", cxxopts::value<int64_t>(), "R")(
+      "local-rank", "Its rank on this machine (LOCAL_RANK); picks cuda:LOCAL_RANK with --device cuda",
+      cxxopts::value<int64_t>(), "R")("master-addr", "Rank 0's host (MASTER_ADDR)", cxxopts::value<std::string>(),
+                                      "HOST")(
+      "master-port", "Rank 0's rendezvous port (MASTER_PORT)", cxxopts::value<int64_t>(), "PORT")(
+      "dist-timeout", "Seconds to wait for the other ranks before giving up",
+      cxxopts::value<int64_t>()->default_value("300"), "S");
+}
+
+std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::ParseResult& args) {
+  const auto env = read_distributed_environment();
+  const auto world_size = setting(args, "world-size", env.world_size);
+  if (!world_size) return std::nullopt;
+  const int64_t timeout = args["dist-timeout"].as<int64_t>();
+  if (timeout <= 0) throw Error(fmt::format("--dist-timeout must be positive, got {}", timeout));
+  DistributedConfig config;
+  config.world_size = *world_size;
+  config.rank = setting(args, "rank", env.rank).value_or(0);
+  config.local_rank = setting(args, "local-rank", env.local_rank).value_or(config.rank);
+  config.master_port = setting(args, "master-port", env.master_port).value_or(config.master_port);
+  config.master_addr = args.count("master-addr") != 0 ? args["master-addr"].as<std::string>()
+                                                      : env.master_addr.value_or(config.master_addr);
+  config.timeout = std::chrono::seconds(timeout);
+  config.validate();
+  return config;
+}
+
+void add_train_flags(cxxopts::Options& options) {
+  auto adder = options.add_options("Training");
+  for (const auto& setting : train_settings()) {
+    if (setting.key == "seed") continue;  // every executable's --seed
+    const auto name = flag_name(setting.key), help = std::string(setting.help);
+    std::visit(
+        [&](auto member) {
+          using Value = std::remove_reference_t<decltype(std::declval<TrainConfig&>().*member)>;
+          adder(name, help, cxxopts::value<Value>(),
+                std::is_same_v<Value, int64_t> ? "N" : std::is_same_v<Value, double> ? "X" : "S");
+        },
+        setting.member);
+  }
+}
+
+void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args) {
+  for (const auto& setting : train_settings()) {
+    const auto name = flag_name(setting.key);
+    if (setting.key == "seed" || args.count(name) == 0) continue;
+    std::visit([&](auto member) { config.*member = args[name].as<std::remove_reference_t<decltype(config.*member)>>(); },
+               setting.member);
+  }
+  if (args.count("seed") != 0) config.seed = static_cast<int64_t>(args["seed"].as<uint64_t>());
+  config.validate("flags");
+}
+
+void add_run_flags(cxxopts::Options& options, const std::string& default_train_config) {
+  options.add_options("Run")("train-config", "Run settings (JSON); flags override them",
+                             cxxopts::value<std::string>()->default_value(config_file(default_train_config)), "FILE")(
+      "resume", "Continue the run saved in this checkpoint (its settings, changed by the flags given)",
+      cxxopts::value<std::string>(), "FILE");
+  add_train_flags(options);
+  add_distributed_flags(options);
+}
+
+namespace {
+
+// The process group of a data-parallel run (null for one process), and the device:
+// with --device cuda, each rank takes the GPU of its local rank.
+std::shared_ptr<ProcessGroup> group_from_flags(const cxxopts::ParseResult& args) {
+  const auto config = distributed_config_from_flags(args);
+  return config ? std::make_shared<ProcessGroup>(*config) : nullptr;
+}
+
+torch::Device run_device(const cxxopts::ParseResult& args, const std::shared_ptr<ProcessGroup>& group) {
+  const auto device = cli::device(args);
+  if (!group || !device.is_cuda() || device.has_index()) return device;
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(group->config().local_rank));
+}
+
+}  // namespace
+
+std::unique_ptr<Trainer> trainer_from_flags(const cxxopts::ParseResult& args, const BpeTokenizer& tokenizer) {
+  if (args.count("resume") == 0) {
+    auto config = load_train_config(args["train-config"].as<std::string>());
+    apply_train_flags(config, args);
+    const auto model_config = load_gpt_config(model_config_path(config));
+    auto group = group_from_flags(args);
+    const auto device = run_device(args, group);
+    return std::make_unique<Trainer>(config, model_config, tokenizer, device, std::move(group));
+  }
+  if (args.count("train-config") != 0 || args.count("config") != 0) {
+    throw Error("--resume continues the checkpoint's run with its own settings and model; leave out --train-config "
+                "and --config (other flags change the settings)");
+  }
+  const auto path = args["resume"].as<std::string>();
+  const auto checkpoint = load_checkpoint(path);
+  auto config = checkpoint_train_config(checkpoint, path);
+  apply_train_flags(config, args);
+  auto group = group_from_flags(args);
+  const auto device = run_device(args, group);
+  return std::make_unique<Trainer>(config, checkpoint, path, tokenizer, device, std::move(group));
+}
+
+void add_trained_model_flags(cxxopts::Options& options) {
+  options.add_options("Model")("checkpoint", "A training checkpoint (its config and weights)",
+                               cxxopts::value<std::string>(), "FILE");
+  add_model_flags(options);
+}
+
+GPTModel trained_model_from_flags(const cxxopts::ParseResult& args) {
+  if (args.count("checkpoint") == 0) return model_from_flags(args);
+  if (args.count("config") != 0 || args.count("load-state-dict") != 0) {
+    throw Error("--checkpoint holds its own config and weights; leave out --config and --load-state-dict");
+  }
+  const auto path = args["checkpoint"].as<std::string>();
+  const auto checkpoint = load_checkpoint(path);
+  GPTModel model(checkpoint_model_config(checkpoint, path));
+  load_state_dict(*model, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", path));
+  model->to(cli::device(args));
+  return model;
+}
+
+}  // namespace llm

@@ -1,0 +1,58 @@
+#include "llm/reference/recording.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "llm/attention/simplified.h"
+#include "llm/util/error.h"
+
+namespace llm {
+
+torch::Tensor fingerprint(const torch::Tensor& tensor) {
+  const auto bits = tensor.detach().cpu().contiguous().flatten().view(torch::kInt32).to(torch::kLong);
+  const auto weights = torch::arange(bits.numel(), torch::kLong) * static_cast<int64_t>(2654435761) + 1;
+  return (bits * weights).sum();
+}
+
+NamedTensors fingerprints(const torch::nn::Module& module) {
+  NamedTensors out;
+  for (const auto& [name, tensor] : state_dict(module)) out.emplace_back("fingerprint/" + name, fingerprint(tensor));
+  return out;
+}
+
+NamedTensors model_header(const std::string& kind, uint64_t seed, const GPTConfig& c) {
+  return {{"kind", string_tensor(kind)},
+          {"seed", torch::tensor(static_cast<int64_t>(seed))},
+          {"config/vocab_size", torch::tensor(c.vocab_size)},
+          {"config/context_length", torch::tensor(c.context_length)},
+          {"config/emb_dim", torch::tensor(c.emb_dim)},
+          {"config/n_heads", torch::tensor(c.n_heads)},
+          {"config/n_layers", torch::tensor(c.n_layers)},
+          {"config/drop_rate", torch::tensor(c.drop_rate, torch::kDouble)},
+          {"config/qkv_bias", torch::tensor(c.qkv_bias)},
+          {"config/n_kv_groups", torch::tensor(c.n_kv_groups)},
+          {"config/gqa", torch::tensor(c.attention == "gqa")}};
+}
+
+torch::Tensor attention_input(torch::IntArrayRef shape) {
+  for (const int64_t size : shape) {
+    if (size <= 0) throw Error(fmt::format("input sizes must be positive, got [{}]", fmt::join(shape, ", ")));
+  }
+  const int64_t n = static_cast<int64_t>(shape.size());
+  if (n >= 2 && shape[n - 2] == 6 && shape[n - 1] == 3) return journey_inputs().expand(shape).clone().requires_grad_();
+  return torch::rand(shape).requires_grad_();
+}
+
+NamedTensors attention_header(const std::string& kind, uint64_t seed, const AttentionOptions& o) {
+  return {{"kind", string_tensor(kind)},
+          {"seed", torch::tensor(static_cast<int64_t>(seed))},
+          {"config/d_in", torch::tensor(o.d_in())},
+          {"config/d_out", torch::tensor(o.d_out())},
+          {"config/context_length", torch::tensor(o.context_length())},
+          {"config/num_heads", torch::tensor(o.num_heads())},
+          {"config/num_kv_groups", torch::tensor(o.num_kv_groups())},
+          {"config/dropout", torch::tensor(o.dropout(), torch::kDouble)},
+          {"config/qkv_bias", torch::tensor(o.qkv_bias())}};
+}
+
+}  // namespace llm

@@ -41,6 +41,11 @@ llm::TrainConfig golden_run(const NamedTensors& golden, const std::string& out_d
 
 llm::GPTConfig tiny() { return llm::load_gpt_config(llm::config_file("tiny.json")); }
 
+// The run's text, split and windowed for the tiny model.
+llm::TrainValData data_of(const llm::TrainConfig& config) {
+  return llm::load_train_val(config, tiny().context_length, tokenizer());
+}
+
 NamedTensors history_of(const llm::Trainer& trainer) {
   return llm::with_prefix_removed(trainer.checkpoint(), "history/");
 }
@@ -61,7 +66,7 @@ TEST_CASE("training losses equal PyTorch's: the lesson's loop and every option (
   for (const std::string name : {"lesson", "options"}) {
     INFO(name);
     const auto golden = llm::load_tensors(llm::test::golden("ch05-train-" + name + ".pt"));
-    llm::Trainer trainer(golden_run(golden), tiny(), tokenizer());
+    llm::Trainer trainer(golden_run(golden), tiny(), data_of(golden_run(golden)), tokenizer());
     REQUIRE(trainer.train() == llm::TrainEnd::kFinished);
     const auto history = history_of(trainer);
     for (const std::string column : {"step", "epoch", "tokens_seen"}) {
@@ -79,7 +84,7 @@ TEST_CASE("training losses equal PyTorch's: the lesson's loop and every option (
 TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at an epoch's end") {
   if (!have_data()) return;
   const auto golden = llm::load_tensors(llm::test::golden("ch05-train-lesson.pt"));
-  llm::Trainer whole(golden_run(golden), tiny(), tokenizer());
+  llm::Trainer whole(golden_run(golden), tiny(), data_of(golden_run(golden)), tokenizer());
   whole.train();
   const auto expected = history_of(whole);
   const auto steps_per_epoch = whole.steps_per_epoch();
@@ -88,19 +93,20 @@ TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at a
     const auto dir = llm::test::temp_dir("resume-" + std::to_string(stop_at));
     auto first_config = golden_run(golden, dir.string());
     first_config.max_steps = stop_at;
-    llm::Trainer first(first_config, tiny(), tokenizer());
+    llm::Trainer first(first_config, tiny(), data_of(first_config), tokenizer());
     REQUIRE(first.train() == llm::TrainEnd::kMaxSteps);
-    REQUIRE(first.step() == stop_at);
+    REQUIRE(first.progress().step == stop_at);
 
     const auto checkpoint = llm::load_checkpoint(dir / "checkpoint.pt");
     auto config = llm::checkpoint_train_config(checkpoint, "checkpoint");
     config.max_steps = 0;
-    llm::Trainer resumed(config, checkpoint, "checkpoint", tokenizer());
+    llm::Trainer resumed(config, tiny(), data_of(config), tokenizer());
+    resumed.resume(checkpoint, "checkpoint");
     REQUIRE(resumed.train() == llm::TrainEnd::kFinished);
     check_same_history(history_of(resumed), expected);
     CHECK(torch::equal(resumed.model()->out_head->weight, whole.model()->out_head->weight));
     // The metrics file holds each evaluation once, across the two runs.
-    CHECK(llm::read_metrics(dir / "metrics.jsonl").size() == resumed.history().size());
+    CHECK(llm::read_metrics(dir / "metrics.jsonl").size() == resumed.progress().history.size());
   }
 }
 
@@ -110,11 +116,13 @@ TEST_CASE("a checkpoint round trip restores every entry exactly") {
   const auto dir = llm::test::temp_dir("checkpoint-round-trip");
   auto config = golden_run(golden, dir.string());
   config.max_steps = 7;
-  llm::Trainer trainer(config, tiny(), tokenizer());
+  llm::Trainer trainer(config, tiny(), data_of(config), tokenizer());
   trainer.train();
   const auto saved = llm::load_checkpoint(dir / "checkpoint.pt");
   const auto before = trainer.checkpoint();
-  llm::Trainer restored(llm::checkpoint_train_config(saved, "checkpoint"), saved, "checkpoint", tokenizer());
+  const auto saved_config = llm::checkpoint_train_config(saved, "checkpoint");
+  llm::Trainer restored(saved_config, tiny(), data_of(saved_config), tokenizer());
+  restored.resume(saved, "checkpoint");
   const auto after = restored.checkpoint();
   REQUIRE(before.size() == after.size());
   for (size_t i = 0; i < before.size(); ++i) {
@@ -135,7 +143,7 @@ TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error 
   const auto dir = llm::test::temp_dir("bad-checkpoint");
   auto config = golden_run(golden, dir.string());
   config.max_steps = 1;
-  llm::Trainer trainer(config, tiny(), tokenizer());
+  llm::Trainer trainer(config, tiny(), data_of(config), tokenizer());
   trainer.train();
   const auto good = llm::read_file(dir / "checkpoint.pt");
   const auto write = [&](const std::string& name, const std::string& bytes) {
@@ -158,7 +166,8 @@ TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error 
   for (auto& [name, tensor] : checkpoint) {
     if (name == "config/model") tensor = llm::string_tensor(llm::to_json(other).dump());
   }
-  CHECK_THROWS_WITH(llm::Trainer(config, checkpoint, "other.pt", tokenizer()), Contains("other.pt"));
+  llm::Trainer mismatched(config, llm::checkpoint_model_config(checkpoint, "other.pt"), data_of(config), tokenizer());
+  CHECK_THROWS_WITH(mismatched.resume(checkpoint, "other.pt"), Contains("other.pt"));
 }
 
 TEST_CASE("the one-pass AdamW step follows LibTorch's AdamW step to float rounding") {

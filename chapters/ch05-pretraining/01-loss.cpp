@@ -5,7 +5,7 @@
 #include "llm/model/generate.h"
 #include "llm/cli/model_flags.h"
 #include "llm/train/loss.h"
-#include "llm/train/trainer.h"
+#include "llm/train/train_data.h"
 #include "llm/cli/cli.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
@@ -54,9 +54,7 @@ int main(int argc, char** argv) {
     // The whole text, split 90/10, in non-overlapping windows of the context length.
     llm::TrainConfig run;
     run.data = args["data"].as<std::string>();
-    const auto path = llm::data_path(run);
-    const auto data = llm::split_train_val(llm::read_text_file(path), tokenizer, run, model->config.context_length,
-                                           path.string());
+    const auto data = llm::load_train_val(run, model->config.context_length, tokenizer);
     const llm::DataLoader train_loader(data.train, llm::DataLoaderOptions(run.batch_size));
     const llm::DataLoader val_loader(data.val, llm::DataLoaderOptions(run.batch_size).shuffle(false).drop_last(false));
     fmt::print("Training tokens: {}, validation tokens: {}, all: {}\n", data.train_tokens, data.val_tokens,

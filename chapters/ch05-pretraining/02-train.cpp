@@ -22,6 +22,88 @@ std::string one_line(std::string text) {
   return text;
 }
 
+void print_run(const llm::Trainer& trainer) {
+  const auto& config = trainer.config();
+  const auto& model = trainer.model()->config;
+  const auto& data = trainer.data();
+  fmt::print("Model: {} parameters; {} layers, {} heads, emb_dim {}, context {}\n", llm::parameter_count(*trainer.model()),
+             model.n_layers, model.n_heads, model.emb_dim, model.context_length);
+  fmt::print("Data: {}: {} training tokens ({} windows), {} validation tokens ({} windows)\n", config.data,
+             data.train_tokens, data.train->size(), data.val_tokens, data.val->size());
+  fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
+             trainer.steps_per_epoch(), config.batch_size, config.lr, config.weight_decay, config.seed);
+  if (const auto& group = trainer.group()) {
+    fmt::print("Data-parallel: world size {} (c10d, Gloo); each rank reads its share of every epoch, batch {} "
+               "per rank\n",
+               group->world_size(), config.batch_size);
+  }
+  const auto& progress = trainer.progress();
+  if (progress.step > 0) fmt::print("Resuming at step {} ({} tokens seen)\n", progress.step, progress.tokens_seen);
+}
+
+// The lesson's printed lines, the live progress line and the stop requests.
+llm::TrainHooks lesson_hooks(llm::ProgressLine& progress, int64_t num_epochs) {
+  llm::TrainHooks hooks;
+  hooks.on_step = [&progress, num_epochs](const llm::StepRecord& s) {
+    progress.update({s.step, s.total_steps, s.epoch, num_epochs, s.loss, s.tokens_per_second, s.seconds_left});
+  };
+  hooks.on_eval = [&progress](const llm::EvalRecord& r) {
+    progress.clear();
+    fmt::print("Ep {} (Step {:06d}): Train loss {:.3f}, Val loss {:.3f}\n", r.epoch, r.step, r.train_loss, r.val_loss);
+    std::fflush(stdout);
+  };
+  hooks.on_sample = [&progress](int64_t, const std::string& sample) {
+    progress.clear();
+    fmt::print("{}\n", one_line(sample));
+    std::fflush(stdout);
+  };
+  hooks.should_stop = [] { return llm::StopOnSignal::requested(); };
+  return hooks;
+}
+
+// Rank 0's files beside the checkpoint: the weights alone, the loss plot and the
+// archive for compare.py.
+void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
+  const auto& config = trainer.config();
+  if (args.count("save-state-dict") != 0) {
+    llm::save_tensors(args["save-state-dict"].as<std::string>(), llm::state_dict(*trainer.model()));
+  }
+  if (!config.out_dir.empty()) {
+    fmt::print("Checkpoint: {}\nMetrics: {}\n", trainer.checkpoint_path().string(), trainer.metrics_path().string());
+    if (args.count("no-plot") == 0 && !trainer.progress().history.empty()) {
+      const auto png = std::filesystem::path(config.out_dir) / "losses.png";
+      const auto python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+      const int status = llm::run_process(
+          {python, llm::script_file("plot_losses.py").string(), trainer.metrics_path().string(), png.string()});
+      if (status == 0) {
+        fmt::print("Plot: {}\n", png.string());
+      } else {
+        fmt::print("Plot: not drawn (scripts/plot_losses.py needs python3 with matplotlib)\n");
+      }
+    }
+  }
+  if (args.count("save-outputs") != 0) {
+    auto archive = trainer.checkpoint();
+    archive.emplace_back("kind", llm::string_tensor("train"));
+    llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
+  }
+}
+
+// How a run that a signal stopped ends: its exit code, and how to continue it.
+llm::Stopped stopped(const llm::Trainer& trainer) {
+  const int64_t step = trainer.progress().step;
+  const int signal = llm::StopOnSignal::signal_number();
+  if (signal == 0) {  // a data-parallel run that another rank's signal stopped
+    return llm::Stopped(fmt::format("stopped after step {} with the other ranks", step), 128 + SIGTERM);
+  }
+  const auto& out_dir = trainer.config().out_dir;
+  return llm::Stopped(
+      fmt::format("stopped by {} after step {}; {}", signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM", step,
+                  out_dir.empty() ? std::string("nothing saved (out_dir is empty)")
+                                  : fmt::format("continue with --resume {}", trainer.checkpoint_path().string())),
+      128 + signal);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,90 +124,23 @@ int main(int argc, char** argv) {
     const auto trainer = llm::trainer_from_flags(args, tokenizer);
     // In a data-parallel run rank 0 speaks for all; the others print only their errors.
     if (!trainer->is_main()) std::freopen("/dev/null", "w", stdout);
-    const auto& config = trainer->config();
-    const auto& data = trainer->data();
-    fmt::print("Model: {} parameters; {} layers, {} heads, emb_dim {}, context {}\n",
-               llm::parameter_count(*trainer->model()), trainer->model()->config.n_layers,
-               trainer->model()->config.n_heads, trainer->model()->config.emb_dim,
-               trainer->model()->config.context_length);
-    fmt::print("Data: {}: {} training tokens ({} windows), {} validation tokens ({} windows)\n", config.data,
-               data.train_tokens, data.train->size(), data.val_tokens, data.val->size());
-    fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
-               trainer->steps_per_epoch(), config.batch_size, config.lr, config.weight_decay, config.seed);
-    if (const auto& group = trainer->group()) {
-      fmt::print("Data-parallel: world size {} (c10d, Gloo); each rank reads its share of every epoch, batch {} "
-                 "per rank\n",
-                 group->world_size(), config.batch_size);
-    }
-    if (trainer->step() > 0) fmt::print("Resuming at step {} ({} tokens seen)\n", trainer->step(), trainer->tokens_seen());
+    print_run(*trainer);
 
     const llm::StopOnSignal stop;
     llm::ProgressLine progress(trainer->is_main() &&
                                (when == "always" || (when == "auto" && llm::ProgressLine::stderr_is_terminal())));
-    llm::TrainHooks hooks;
-    hooks.on_step = [&](const llm::StepRecord& s) {
-      progress.update({s.step, s.total_steps, s.epoch, config.num_epochs, s.loss, s.tokens_per_second, s.seconds_left});
-    };
-    hooks.on_eval = [&](const llm::EvalRecord& r) {
-      progress.clear();
-      fmt::print("Ep {} (Step {:06d}): Train loss {:.3f}, Val loss {:.3f}\n", r.epoch, r.step, r.train_loss, r.val_loss);
-      std::fflush(stdout);
-    };
-    hooks.on_sample = [&](int64_t, const std::string& sample) {
-      progress.clear();
-      fmt::print("{}\n", one_line(sample));
-      std::fflush(stdout);
-    };
-    hooks.should_stop = [] { return llm::StopOnSignal::requested(); };
-    const int64_t first_step = trainer->step();
-    const auto end = trainer->train(hooks);
+    const int64_t first_step = trainer->progress().step;
+    const auto end = trainer->train(lesson_hooks(progress, trainer->config().num_epochs));
     progress.clear();
     if (trainer->group()) {
-      const double divergence = trainer->rank_divergence();
       fmt::print("Ranks: {} processes; largest difference of a weight from rank 0's: {}\n",
-                 trainer->group()->world_size(), divergence);
+                 trainer->group()->world_size(), trainer->rank_divergence());
     }
-    const auto& times = trainer->step_times();
-    if (trainer->step() > first_step) {  // some steps were taken
+    if (const auto& times = trainer->step_times(); trainer->progress().step > first_step) {  // some steps were taken
       fmt::print("Data loading: {:.2f}% of the steps' time ({:.3f} s of {:.1f} s)\n", 100 * times.data_share(),
                  times.data_seconds, times.steps_seconds);
     }
-
-    if (trainer->is_main()) {  // rank 0 writes the files
-      if (args.count("save-state-dict") != 0) {
-        llm::save_tensors(args["save-state-dict"].as<std::string>(), llm::state_dict(*trainer->model()));
-      }
-      if (!config.out_dir.empty()) {
-        fmt::print("Checkpoint: {}\nMetrics: {}\n", trainer->checkpoint_path().string(),
-                   trainer->metrics_path().string());
-        if (args.count("no-plot") == 0 && !trainer->history().empty()) {
-          const auto png = std::filesystem::path(config.out_dir) / "losses.png";
-          const auto python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-          const int status = llm::run_process({python, llm::script_file("plot_losses.py").string(),
-                                               trainer->metrics_path().string(), png.string()});
-          if (status == 0) {
-            fmt::print("Plot: {}\n", png.string());
-          } else {
-            fmt::print("Plot: not drawn (scripts/plot_losses.py needs python3 with matplotlib)\n");
-          }
-        }
-      }
-      if (args.count("save-outputs") != 0) {
-        auto archive = trainer->checkpoint();
-        archive.emplace_back("kind", llm::string_tensor("train"));
-        llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
-      }
-    }
-    if (end == llm::TrainEnd::kStopped) {
-      const int signal = llm::StopOnSignal::signal_number();
-      if (signal == 0) {  // a data-parallel run that another rank's signal stopped
-        throw llm::Stopped(fmt::format("stopped after step {} with the other ranks", trainer->step()), 128 + SIGTERM);
-      }
-      throw llm::Stopped(fmt::format("stopped by {} after step {}; {}", signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM", trainer->step(),
-                                     config.out_dir.empty()
-                                         ? std::string("nothing saved (out_dir is empty)")
-                                         : fmt::format("continue with --resume {}", trainer->checkpoint_path().string())),
-                         128 + signal);
-    }
+    if (trainer->is_main()) write_outputs(args, *trainer);  // rank 0 writes the files
+    if (end == llm::TrainEnd::kStopped) throw stopped(*trainer);
   });
 }

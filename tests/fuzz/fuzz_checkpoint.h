@@ -7,7 +7,6 @@
 
 #include <string>
 
-#include "llm/io/state_dict.h"
 #include "llm/model/gpt_model.h"
 #include "llm/train/checkpoint.h"
 
@@ -27,10 +26,8 @@ inline void load_as_checkpoint(const NamedTensors& checkpoint, const std::string
   checkpoint_train_config(checkpoint, source);
   if (!small(model_config)) return;
   GPTModel model(model_config);
-  load_state_dict(*model, checkpoint_weights(checkpoint), source + ": model");
   torch::optim::AdamW optimizer(model->parameters());
-  load_optimizer_state(optimizer, *model, with_prefix_removed(checkpoint, "optimizer/"), source);
-  set_rng_state(find_tensor(checkpoint, "rng/cpu", source), source);
+  restore_checkpoint(checkpoint, source, model, optimizer);
 }
 
 }  // namespace llm::fuzz

@@ -121,9 +121,10 @@ std::unique_ptr<Trainer> trainer_from_flags(const cxxopts::ParseResult& args, co
     auto config = load_train_config(args["train-config"].as<std::string>());
     apply_train_flags(config, args);
     const auto model_config = load_gpt_config(model_config_path(config));
+    auto data = load_train_val(config, model_config.context_length, tokenizer);
     auto group = group_from_flags(args);
     const auto device = run_device(args, group);
-    return std::make_unique<Trainer>(config, model_config, tokenizer, device, std::move(group));
+    return std::make_unique<Trainer>(config, model_config, std::move(data), tokenizer, device, std::move(group));
   }
   if (args.count("train-config") != 0 || args.count("config") != 0) {
     throw Error("--resume continues the checkpoint's run with its own settings and model; leave out --train-config "
@@ -133,9 +134,13 @@ std::unique_ptr<Trainer> trainer_from_flags(const cxxopts::ParseResult& args, co
   const auto checkpoint = load_checkpoint(path);
   auto config = checkpoint_train_config(checkpoint, path);
   apply_train_flags(config, args);
+  const auto model_config = checkpoint_model_config(checkpoint, path);
+  auto data = load_train_val(config, model_config.context_length, tokenizer);
   auto group = group_from_flags(args);
   const auto device = run_device(args, group);
-  return std::make_unique<Trainer>(config, checkpoint, path, tokenizer, device, std::move(group));
+  auto trainer = std::make_unique<Trainer>(config, model_config, std::move(data), tokenizer, device, std::move(group));
+  trainer->resume(checkpoint, path);
+  return trainer;
 }
 
 void add_trained_model_flags(cxxopts::Options& options) {

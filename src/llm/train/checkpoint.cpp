@@ -6,7 +6,9 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "llm/io/state_dict.h"
 #include "llm/util/error.h"
+#include "llm/util/files.h"
 #include "llm/util/show.h"
 
 namespace llm {
@@ -19,7 +21,154 @@ std::string json_entry(const NamedTensors& checkpoint, const std::string& name, 
   return tensor_string(find_tensor(checkpoint, name, fmt::format("checkpoint '{}'", source)));
 }
 
+// AdamW's per-parameter state under the parameters' state-dict names:
+// "<name>/step", "<name>/exp_avg", "<name>/exp_avg_sq" (none before the first step).
+NamedTensors optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Module& module) {
+  NamedTensors out;
+  auto& states = optimizer.state();
+  for (const auto& item : module.named_parameters()) {
+    const auto& name = item.key();
+    const auto& parameter = item.value();
+    const auto it = states.find(state_key(parameter));
+    if (it == states.end()) continue;
+    const auto& state = static_cast<const torch::optim::AdamWParamState&>(*it->second);
+    out.emplace_back(name + "/step", torch::tensor(state.step()));
+    out.emplace_back(name + "/exp_avg", state.exp_avg());
+    out.emplace_back(name + "/exp_avg_sq", state.exp_avg_sq());
+  }
+  return out;
+}
+
+// Puts that state back; a missing or mis-shaped entry is an llm::Error naming `source`.
+void load_optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Module& module, const NamedTensors& state,
+                          const std::string& source) {
+  auto& states = optimizer.state();
+  states.clear();
+  if (state.empty()) return;  // saved before the first step
+  const auto what = fmt::format("checkpoint '{}': optimizer state", source);
+  for (const auto& item : module.named_parameters()) {
+    const auto& name = item.key();
+    const auto& parameter = item.value();
+    const auto& steps = find_tensor(state, name + "/step", what);
+    const auto& exp_avg = find_tensor(state, name + "/exp_avg", what);
+    const auto& exp_avg_sq = find_tensor(state, name + "/exp_avg_sq", what);
+    if (steps.numel() != 1 || exp_avg.sizes() != parameter.sizes() || exp_avg_sq.sizes() != parameter.sizes()) {
+      throw Error(fmt::format("{} of '{}' does not fit the parameter of shape {}", what, name, shape(parameter)));
+    }
+    auto entry = std::make_unique<torch::optim::AdamWParamState>();
+    entry->step(steps.item<int64_t>());
+    entry->exp_avg(exp_avg.to(parameter.options()).clone());
+    entry->exp_avg_sq(exp_avg_sq.to(parameter.options()).clone());
+    states[state_key(parameter)] = std::move(entry);
+  }
+}
+
+// The global CPU generator's state, and setting it back (torch.get/set_rng_state).
+torch::Tensor rng_state() {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  return generator.get_state();
+}
+
+void set_rng_state(const torch::Tensor& state, const std::string& source) {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  try {
+    generator.set_state(state.contiguous().to(torch::kUInt8));
+  } catch (const c10::Error& e) {
+    throw Error(fmt::format("checkpoint '{}': rng/cpu is not a generator state ({})", source,
+                            e.what_without_backtrace()));
+  }
+}
+
+// The evaluation history as the checkpoint's columns: history/step, history/epoch, ...
+template <typename Field>
+torch::Tensor column(const std::vector<EvalRecord>& history, Field field) {
+  using Value = std::decay_t<decltype(field(history.front()))>;
+  std::vector<Value> values;
+  for (const auto& record : history) values.push_back(field(record));
+  return torch::tensor(values, std::is_same_v<Value, double> ? torch::kDouble : torch::kLong);
+}
+
+NamedTensors history_columns(const std::vector<EvalRecord>& history) {
+  return {{"history/step", column(history, [](const EvalRecord& r) { return r.step; })},
+          {"history/epoch", column(history, [](const EvalRecord& r) { return r.epoch; })},
+          {"history/epochs_seen", column(history, [](const EvalRecord& r) { return r.epochs_seen; })},
+          {"history/tokens_seen", column(history, [](const EvalRecord& r) { return r.tokens_seen; })},
+          {"history/train_loss", column(history, [](const EvalRecord& r) { return r.train_loss; })},
+          {"history/val_loss", column(history, [](const EvalRecord& r) { return r.val_loss; })},
+          {"history/lr", column(history, [](const EvalRecord& r) { return r.lr; })}};
+}
+
+std::vector<EvalRecord> read_history(const NamedTensors& checkpoint, const std::string& source) {
+  const auto what = fmt::format("checkpoint '{}'", source);
+  const int64_t records = find_tensor(checkpoint, "history/step", what).numel();
+  // One column as doubles (int64 counts are exact in a double up to 2^53).
+  const auto values = [&](const std::string& name) {
+    const auto& tensor = find_tensor(checkpoint, "history/" + name, what);
+    if (tensor.numel() != records) {
+      throw Error(fmt::format("{}: history/{} has {} values, history/step {}", what, name, tensor.numel(), records));
+    }
+    const auto as_double = tensor.to(torch::kDouble).contiguous();
+    return std::vector<double>(as_double.data_ptr<double>(), as_double.data_ptr<double>() + records);
+  };
+  const auto step = values("step"), epoch = values("epoch"), epochs_seen = values("epochs_seen"),
+             tokens_seen = values("tokens_seen"), train_loss = values("train_loss"), val_loss = values("val_loss"),
+             lr = values("lr");
+  std::vector<EvalRecord> history(records);
+  for (int64_t i = 0; i < records; ++i) {
+    history[i] = {static_cast<int64_t>(step[i]), static_cast<int64_t>(epoch[i]), epochs_seen[i],
+                  static_cast<int64_t>(tokens_seen[i]), train_loss[i], val_loss[i], lr[i]};
+  }
+  return history;
+}
+
+int64_t scalar(const NamedTensors& checkpoint, const std::string& name, const std::string& source) {
+  const auto& tensor = find_tensor(checkpoint, name, fmt::format("checkpoint '{}'", source));
+  if (tensor.numel() != 1) throw Error(fmt::format("checkpoint '{}': {} must be one number", source, name));
+  return tensor.item<int64_t>();
+}
+
 }  // namespace
+
+NamedTensors checkpoint_archive(const GPTModel& model, torch::optim::AdamW& optimizer, const TrainConfig& config,
+                                const TrainingProgress& progress) {
+  NamedTensors out = {{"format", string_tensor(kCheckpointFormat)},
+                      {"config/model", string_tensor(to_json(model->config).dump())},
+                      {"config/train", string_tensor(to_json(config).dump())}};
+  for (const auto& [name, tensor] : state_dict(*model)) out.emplace_back("model/" + name, tensor);
+  for (const auto& [name, tensor] : optimizer_state(optimizer, *model)) out.emplace_back("optimizer/" + name, tensor);
+  out.insert(out.end(), {{"progress/step", torch::tensor(progress.step)},
+                         {"progress/epoch", torch::tensor(progress.epoch)},
+                         {"progress/batch", torch::tensor(progress.batch)},
+                         {"progress/tokens_seen", torch::tensor(progress.tokens_seen)},
+                         {"progress/order",
+                          progress.order.defined() ? progress.order : torch::empty({0}, torch::kLong)}});
+  for (auto& entry : history_columns(progress.history)) out.push_back(std::move(entry));
+  out.emplace_back("rng/cpu", rng_state());
+  return out;
+}
+
+void save_checkpoint(const std::filesystem::path& path, const GPTModel& model, torch::optim::AdamW& optimizer,
+                     const TrainConfig& config, const TrainingProgress& progress) {
+  save_tensors(path, checkpoint_archive(model, optimizer, config, progress));
+}
+
+TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::string& source, GPTModel& model,
+                                    torch::optim::AdamW& optimizer) {
+  load_state_dict(*model, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", source));
+  load_optimizer_state(optimizer, *model, with_prefix_removed(checkpoint, "optimizer/"), source);
+  TrainingProgress progress;
+  progress.step = scalar(checkpoint, "progress/step", source);
+  progress.epoch = scalar(checkpoint, "progress/epoch", source);
+  progress.batch = scalar(checkpoint, "progress/batch", source);
+  progress.tokens_seen = scalar(checkpoint, "progress/tokens_seen", source);
+  const auto& order = find_tensor(checkpoint, "progress/order", fmt::format("checkpoint '{}'", source));
+  if (order.numel() > 0) progress.order = order.clone();
+  progress.history = read_history(checkpoint, source);
+  set_rng_state(find_tensor(checkpoint, "rng/cpu", fmt::format("checkpoint '{}'", source)), source);
+  return progress;
+}
 
 void check_checkpoint_format(const NamedTensors& tensors, const std::string& source) {
   const auto format = std::find_if(tensors.begin(), tensors.end(), [](const auto& e) { return e.first == "format"; });
@@ -56,61 +205,5 @@ NamedTensors with_prefix_removed(const NamedTensors& tensors, const std::string&
 }
 
 NamedTensors checkpoint_weights(const NamedTensors& checkpoint) { return with_prefix_removed(checkpoint, "model/"); }
-
-NamedTensors optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Module& module) {
-  NamedTensors out;
-  auto& states = optimizer.state();
-  for (const auto& item : module.named_parameters()) {
-    const auto& name = item.key();
-    const auto& parameter = item.value();
-    const auto it = states.find(state_key(parameter));
-    if (it == states.end()) continue;
-    const auto& state = static_cast<const torch::optim::AdamWParamState&>(*it->second);
-    out.emplace_back(name + "/step", torch::tensor(state.step()));
-    out.emplace_back(name + "/exp_avg", state.exp_avg());
-    out.emplace_back(name + "/exp_avg_sq", state.exp_avg_sq());
-  }
-  return out;
-}
-
-void load_optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Module& module, const NamedTensors& state,
-                          const std::string& source) {
-  auto& states = optimizer.state();
-  states.clear();
-  if (state.empty()) return;  // saved before the first step
-  const auto what = fmt::format("checkpoint '{}': optimizer state", source);
-  for (const auto& item : module.named_parameters()) {
-    const auto& name = item.key();
-    const auto& parameter = item.value();
-    const auto& steps = find_tensor(state, name + "/step", what);
-    const auto& exp_avg = find_tensor(state, name + "/exp_avg", what);
-    const auto& exp_avg_sq = find_tensor(state, name + "/exp_avg_sq", what);
-    if (steps.numel() != 1 || exp_avg.sizes() != parameter.sizes() || exp_avg_sq.sizes() != parameter.sizes()) {
-      throw Error(fmt::format("{} of '{}' does not fit the parameter of shape {}", what, name, shape(parameter)));
-    }
-    auto entry = std::make_unique<torch::optim::AdamWParamState>();
-    entry->step(steps.item<int64_t>());
-    entry->exp_avg(exp_avg.to(parameter.options()).clone());
-    entry->exp_avg_sq(exp_avg_sq.to(parameter.options()).clone());
-    states[state_key(parameter)] = std::move(entry);
-  }
-}
-
-torch::Tensor rng_state() {
-  auto generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  return generator.get_state();
-}
-
-void set_rng_state(const torch::Tensor& state, const std::string& source) {
-  auto generator = at::detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(generator.mutex());
-  try {
-    generator.set_state(state.contiguous().to(torch::kUInt8));
-  } catch (const c10::Error& e) {
-    throw Error(fmt::format("checkpoint '{}': rng/cpu is not a generator state ({})", source,
-                            e.what_without_backtrace()));
-  }
-}
 
 }  // namespace llm

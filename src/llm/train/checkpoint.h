@@ -2,11 +2,15 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "llm/io/tensor_archive.h"
 #include "llm/model/gpt_config.h"
+#include "llm/model/gpt_model.h"
+#include "llm/train/metrics.h"
 #include "llm/train/train_config.h"
 
 namespace llm {
@@ -25,6 +29,37 @@ namespace llm {
 /// Together they continue a run exactly where it stopped.
 inline constexpr const char* kCheckpointFormat = "libtorch-llm checkpoint 1";
 
+/// Where a run stands. With the model, AdamW's state, the configs and the global
+/// generator, it is what a checkpoint holds.
+struct TrainingProgress {
+  int64_t step = 0;                 ///< optimizer steps done
+  int64_t epoch = 0;                ///< the epoch under way, from 0
+  int64_t batch = 0;                ///< batches of it used
+  torch::Tensor order;              ///< its window order (undefined until it starts)
+  int64_t tokens_seen = 0;          ///< input tokens trained on, by every rank
+  std::vector<EvalRecord> history;  ///< every evaluation so far
+
+  /// The next epoch, from its start.
+  void next_epoch() {
+    ++epoch;
+    batch = 0;
+    order = torch::Tensor();
+  }
+};
+
+/// A run's whole checkpoint as an archive, and writing it atomically to `path`.
+NamedTensors checkpoint_archive(const GPTModel& model, torch::optim::AdamW& optimizer, const TrainConfig& config,
+                                const TrainingProgress& progress);
+void save_checkpoint(const std::filesystem::path& path, const GPTModel& model, torch::optim::AdamW& optimizer,
+                     const TrainConfig& config, const TrainingProgress& progress);
+
+/// Puts a checkpoint back: its weights into `model` (built from its config), AdamW's
+/// state into `optimizer` and its generator state into the global generator; returns
+/// its progress. A missing, mis-shaped or impossible entry is an llm::Error naming
+/// `source`.
+TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::string& source, GPTModel& model,
+                                    torch::optim::AdamW& optimizer);
+
 /// Reads a checkpoint. A file that is not a torch.save archive, or an archive that is
 /// not a checkpoint (no 'format' entry, another format), is an llm::Error naming it.
 NamedTensors load_checkpoint(const std::filesystem::path& path);
@@ -41,17 +76,5 @@ NamedTensors checkpoint_weights(const NamedTensors& checkpoint);
 
 /// The entries whose names start with `prefix`, with it removed.
 NamedTensors with_prefix_removed(const NamedTensors& tensors, const std::string& prefix);
-
-/// AdamW's per-parameter state under the parameters' state-dict names:
-/// "<name>/step", "<name>/exp_avg", "<name>/exp_avg_sq" (none before the first step).
-NamedTensors optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Module& module);
-
-/// Puts that state back; a missing or mis-shaped entry is an llm::Error naming `source`.
-void load_optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Module& module, const NamedTensors& state,
-                          const std::string& source);
-
-/// The global CPU generator's state, and setting it back (torch.get/set_rng_state).
-torch::Tensor rng_state();
-void set_rng_state(const torch::Tensor& state, const std::string& source);
 
 }  // namespace llm

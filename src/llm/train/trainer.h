@@ -14,21 +14,13 @@
 #include "llm/model/gpt_model.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
+#include "llm/train/checkpoint.h"
 #include "llm/train/distributed.h"
 #include "llm/train/metrics.h"
 #include "llm/train/train_config.h"
+#include "llm/train/train_data.h"
 
 namespace llm {
-
-/// Lesson 5.2's data: the first train_ratio of the text's characters (Unicode code
-/// points, as Python's len counts them) and the rest, each tokenized and cut into
-/// windows of context_length tokens, stride apart.
-struct TrainValData {
-  std::shared_ptr<const SlidingWindowDataset> train, val;
-  int64_t train_tokens = 0, val_tokens = 0;
-};
-TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokenizer, const TrainConfig& config,
-                             int64_t context_length, const std::string& source);
 
 /// After each optimizer step: what the progress line shows.
 struct StepRecord {
@@ -69,34 +61,33 @@ enum class TrainEnd { kFinished, kMaxSteps, kStopped };
 /// for the same algorithm after the same seed, so the losses equal the reference's.
 class Trainer {
  public:
-  /// A new run: seeds the global generator with config.seed, builds the model (on the
-  /// CPU, with the CPU generator's weights, then moved to `device`), the optimizer and
-  /// the data. `tokenizer` must outlive the trainer. On CUDA, dropout draws from the
-  /// CUDA generator, which checkpoints do not hold: a resumed CUDA run is not bitwise
-  /// the uninterrupted one.
+  /// A new run on `data` with validated configs: seeds the global generator with
+  /// config.seed, builds the model (on the CPU, with the CPU generator's weights,
+  /// then moved to `device`), AdamW and the data loaders, as the lesson does. The
+  /// tokenizer (for the samples) must outlive the trainer. On CUDA, dropout draws
+  /// from the CUDA generator, which checkpoints do not hold: a resumed CUDA run is not
+  /// bitwise the uninterrupted one.
   ///
   /// With a process group, the run is one rank of a data-parallel run (see
   /// docs/distributed.md): each rank reads its DistributedSampler share of every
   /// epoch, starts from rank 0's weights, and averages the gradients of every step
   /// with the others; evaluation losses are averaged over the ranks, and only rank 0
   /// writes the checkpoint and metrics.
-  Trainer(TrainConfig config, const GPTConfig& model_config, const BpeTokenizer& tokenizer,
+  Trainer(TrainConfig config, const GPTConfig& model_config, TrainValData data, const BpeTokenizer& tokenizer,
           torch::Device device = torch::kCPU, std::shared_ptr<ProcessGroup> group = nullptr);
 
-  /// A run continued from `checkpoint` (see checkpoint.h), with `config` as the run
-  /// settings (the checkpoint's, possibly changed, e.g. more epochs).
-  Trainer(TrainConfig config, const NamedTensors& checkpoint, const std::string& source,
-          const BpeTokenizer& tokenizer, torch::Device device = torch::kCPU,
-          std::shared_ptr<ProcessGroup> group = nullptr);
+  /// Continues the run saved in `checkpoint` (see checkpoint.h; the trainer was built
+  /// with its model config): its weights, AdamW's state, its place in the epoch, its
+  /// history and the generator's state. `source` names it in errors.
+  void resume(const NamedTensors& checkpoint, const std::string& source);
 
   /// Trains until the last epoch ends, max_steps is reached or hooks.should_stop says
   /// so; then writes the checkpoint (when out_dir is set). A non-finite loss throws an
   /// llm::Error naming the step, leaving the last checkpoint as it was.
   TrainEnd train(const TrainHooks& hooks = {});
 
-  /// Everything a checkpoint holds, and writing it atomically to `path`.
+  /// Everything a checkpoint holds (checkpoint.h), as an archive.
   NamedTensors checkpoint() const;
-  void save_checkpoint(const std::filesystem::path& path) const;
 
   /// out_dir/checkpoint.pt and out_dir/metrics.jsonl; empty when out_dir is "".
   std::filesystem::path checkpoint_path() const;
@@ -107,10 +98,9 @@ class Trainer {
   std::string sample();
 
   GPTModel& model() { return model_; }
+  const GPTModel& model() const { return model_; }
   const TrainConfig& config() const { return config_; }
-  const std::vector<EvalRecord>& history() const { return history_; }
-  int64_t step() const { return step_; }
-  int64_t tokens_seen() const { return tokens_seen_; }
+  const TrainingProgress& progress() const { return progress_; }
   /// The last train() call's step time and data-loading time.
   const StepTimes& step_times() const { return times_; }
   const TrainValData& data() const { return data_; }
@@ -126,8 +116,15 @@ class Trainer {
   int64_t total_steps() const;
 
  private:
+  DataLoader::Iterator start_epoch();
+  double train_step(DataLoader::Iterator& batch);
+  std::pair<double, bool> agree_across_ranks(double step_loss, bool stop);
+  StepRecord step_record(double step_loss, double seconds, const TrainingProgress& at_start) const;
   EvalRecord evaluate();
+  bool max_steps_reached() const { return config_.max_steps > 0 && progress_.step >= config_.max_steps; }
+  double current_lr() const;
   bool writes_files() const { return !config_.out_dir.empty() && is_main(); }
+  void save_checkpoint() const;
 
   TrainConfig config_;
   const BpeTokenizer& tokenizer_;
@@ -137,15 +134,8 @@ class Trainer {
   std::unique_ptr<DataLoader> train_loader_, val_loader_;
   std::shared_ptr<ProcessGroup> group_;
   std::unique_ptr<GradientSync> gradient_sync_;
-
-  // Where the run is; all of it goes into a checkpoint.
+  TrainingProgress progress_;  // all of it goes into a checkpoint
   StepTimes times_;
-  int64_t step_ = 0;    // optimizer steps done
-  int64_t epoch_ = 0;   // the epoch under way, from 0
-  int64_t batch_ = 0;   // batches of it used
-  torch::Tensor order_; // its window order (undefined until it starts)
-  int64_t tokens_seen_ = 0;
-  std::vector<EvalRecord> history_;
 };
 
 }  // namespace llm

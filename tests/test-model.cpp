@@ -260,7 +260,7 @@ TEST_CASE("llm::linear: a single row through the matrix-vector path equals the l
     torch::nn::Linear layer(torch::nn::LinearOptions(48, 80).bias(bias));
     for (const auto& shape : std::vector<std::vector<int64_t>>{{1, 1, 48}, {48}, {1, 48}, {3, 48}, {2, 1, 48}}) {
       const auto x = torch::randn(shape);
-      const auto ours = llm::linear(layer, x);
+      const auto ours = llm::linear_or_matvec(layer, x);
       const auto theirs = layer(x);
       INFO("bias " << bias << ", input " << llm::shape(x));
       CHECK(ours.sizes() == theirs.sizes());

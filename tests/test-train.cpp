@@ -33,7 +33,7 @@ bool have_data() {
 // The run of a golden (its settings were written by the reference script), on the
 // tiny model, writing nothing unless out_dir is given.
 llm::TrainConfig golden_run(const NamedTensors& golden, const std::string& out_dir = "") {
-  auto config = llm::parse_train_config(llm::tensor_string(llm::find_tensor(golden, "config/train", "golden")), "golden");
+  auto config = llm::parse_train_config(llm::tensor_to_string(llm::find_tensor(golden, "config/train", "golden")), "golden");
   config.model = llm::config_file("tiny.json").string();
   config.out_dir = out_dir;
   return config;
@@ -164,7 +164,7 @@ TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error 
   auto other = tiny();
   other.emb_dim = 32;
   for (auto& [name, tensor] : checkpoint) {
-    if (name == "config/model") tensor = llm::string_tensor(llm::to_json(other).dump());
+    if (name == "config/model") tensor = llm::string_to_tensor(llm::to_json(other).dump());
   }
   llm::Trainer mismatched(config, llm::checkpoint_model_config(checkpoint, "other.pt"), data_of(config), tokenizer());
   CHECK_THROWS_WITH(mismatched.resume(checkpoint, "other.pt"), Contains("other.pt"));
@@ -195,10 +195,10 @@ TEST_CASE("the one-pass AdamW step follows LibTorch's AdamW step to float roundi
     const std::string name = "parameter " + std::to_string(i);
     llm::test::check_close(ours[i], theirs[i], name, llm::test::tolerance::kAdamWParameters);
     CHECK(!torch::equal(ours[i], initial[i]));
-    const auto& a = static_cast<torch::optim::AdamWParamState&>(*fused.state().at(
-        c10::guts::to_string(ours[i].unsafeGetTensorImpl())));
-    const auto& b = static_cast<torch::optim::AdamWParamState&>(*reference.state().at(
-        c10::guts::to_string(theirs[i].unsafeGetTensorImpl())));
+    const auto& a =
+        static_cast<torch::optim::AdamWParamState&>(*fused.state().at(llm::AdamW::state_key(ours[i])));
+    const auto& b =
+        static_cast<torch::optim::AdamWParamState&>(*reference.state().at(llm::AdamW::state_key(theirs[i])));
     CHECK(a.step() == 25);
     CHECK(a.step() == b.step());
     llm::test::check_close(a.exp_avg(), b.exp_avg(), name + " exp_avg", llm::test::tolerance::kAdamWMoment1);

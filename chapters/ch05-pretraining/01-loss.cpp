@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
                                      {"targets", targets},
                                      {"logits", logits},
                                      {"loss", loss},
-                                     {"data", llm::string_tensor(run.data)},
+                                     {"data", llm::string_to_tensor(run.data)},
                                      {"train_loss", torch::tensor(train_loss, torch::kDouble)},
                                      {"val_loss", torch::tensor(val_loss, torch::kDouble)}});
       llm::save_tensors(args["save-outputs"].as<std::string>(), archive);

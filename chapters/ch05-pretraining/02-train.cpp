@@ -84,7 +84,7 @@ void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
   }
   if (args.count("save-outputs") != 0) {
     auto archive = trainer.checkpoint();
-    archive.emplace_back("kind", llm::string_tensor("train"));
+    archive.emplace_back("kind", llm::string_to_tensor("train"));
     llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
   }
 }

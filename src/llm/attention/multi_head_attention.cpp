@@ -28,11 +28,11 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
 torch::Tensor MultiHeadAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
   check_cached_input(x, cache, options.d_in(), options.context_length(), "MultiHeadAttention");
   const int64_t h = options.num_heads();
-  // linear(): one token at a time is a matrix-vector product.
-  const auto queries = split_heads(linear(W_query, x), h);  // [b, h, t, hd]
+  // linear_or_matvec(): one token at a time is a matrix-vector product.
+  const auto queries = split_heads(linear_or_matvec(W_query, x), h);  // [b, h, t, hd]
   const auto [keys, values] =
-      cache.append(split_heads(linear(W_key, x), h), split_heads(linear(W_value, x), h));  // [b, h, past + t, hd]
-  return linear(out_proj, merge_heads(causal_attention(queries, keys, values, mask, dropout)));  // [b, t, d_out]
+      cache.append(split_heads(linear_or_matvec(W_key, x), h), split_heads(linear_or_matvec(W_value, x), h));  // [b, h, past + t, hd]
+  return linear_or_matvec(out_proj, merge_heads(causal_attention(queries, keys, values, mask, dropout)));  // [b, t, d_out]
 }
 
 GroupedQueryAttentionImpl::GroupedQueryAttentionImpl(const AttentionOptions& o) : options(o) {
@@ -59,10 +59,10 @@ torch::Tensor GroupedQueryAttentionImpl::forward(const torch::Tensor& x) {
 torch::Tensor GroupedQueryAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
   check_cached_input(x, cache, options.d_in(), options.context_length(), "GroupedQueryAttention");
   const int64_t h = options.num_heads(), g = options.num_kv_groups();
-  const auto queries = split_heads(linear(W_query, x), h);  // [b, h, t, hd]
+  const auto queries = split_heads(linear_or_matvec(W_query, x), h);  // [b, h, t, hd]
   const auto [keys, values] =
-      cache.append(split_heads(linear(W_key, x), g), split_heads(linear(W_value, x), g));  // [b, g, past + t, hd]
-  return linear(out_proj, merge_heads(causal_attention(queries, keys.repeat_interleave(h / g, /*dim=*/1),
+      cache.append(split_heads(linear_or_matvec(W_key, x), g), split_heads(linear_or_matvec(W_value, x), g));  // [b, g, past + t, hd]
+  return linear_or_matvec(out_proj, merge_heads(causal_attention(queries, keys.repeat_interleave(h / g, /*dim=*/1),
                                                        values.repeat_interleave(h / g, /*dim=*/1), mask, dropout)));
 }
 

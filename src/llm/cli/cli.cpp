@@ -14,12 +14,6 @@
 namespace llm::cli {
 namespace {
 
-// The first line of a LibTorch error, without its C++ backtrace.
-std::string first_line(const char* what) {
-  std::string text(what);
-  return text.substr(0, text.find('\n'));
-}
-
 // cxxopts's message in plain quotes. A value that fails to parse is named with its
 // flag, which cxxopts leaves out.
 std::string flag_error(const cxxopts::exceptions::exception& e, int argc, char** argv) {

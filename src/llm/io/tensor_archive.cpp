@@ -32,11 +32,11 @@ const torch::Tensor& find_tensor(const NamedTensors& tensors, const std::string&
   throw Error(fmt::format("{}: no tensor named '{}'", what, name));
 }
 
-torch::Tensor string_tensor(const std::string& text) {
+torch::Tensor string_to_tensor(const std::string& text) {
   return torch::tensor(std::vector<uint8_t>(text.begin(), text.end()), torch::kUInt8);
 }
 
-std::string tensor_string(const torch::Tensor& bytes) {
+std::string tensor_to_string(const torch::Tensor& bytes) {
   const auto flat = bytes.contiguous().to(torch::kUInt8).flatten();
   const auto* data = reinterpret_cast<const char*>(flat.data_ptr<uint8_t>());
   return std::string(data, data + flat.numel());

@@ -24,7 +24,7 @@ NamedTensors load_tensors(const std::filesystem::path& path);
 const torch::Tensor& find_tensor(const NamedTensors& tensors, const std::string& name, const std::string& what);
 
 /// A string stored as a uint8 tensor, so an archive can say what wrote it, and back.
-torch::Tensor string_tensor(const std::string& text);
-std::string tensor_string(const torch::Tensor& bytes);
+torch::Tensor string_to_tensor(const std::string& text);
+std::string tensor_to_string(const torch::Tensor& bytes);
 
 }  // namespace llm

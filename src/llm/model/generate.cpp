@@ -46,7 +46,6 @@ torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t m
 
 void SamplingOptions::validate() const {
   if (max_new_tokens_ < 0) throw Error(fmt::format("max_new_tokens must be >= 0, got {}", max_new_tokens_));
-  if (context_size_ < 0) throw Error(fmt::format("context_size must be >= 0, got {}", context_size_));
   if (!(temperature_ >= 0.0) || !std::isfinite(temperature_)) {
     throw Error(fmt::format("temperature must be a finite number >= 0, got {}", temperature_));
   }
@@ -63,8 +62,8 @@ torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions
     throw Error(fmt::format("eos_id must be a token id below the vocabulary size {}, got {}", vocab_size,
                             *options.eos_id()));
   }
-  const int64_t context_length = model->config.context_length;
-  const int64_t context_size = options.context_size() > 0 ? std::min(options.context_size(), context_length) : context_length;
+  // The lesson passes the model's context length as context_size.
+  const int64_t context_size = model->config.context_length;
   const int64_t top_k = std::min(options.top_k(), vocab_size);
   torch::NoGradGuard no_grad;
   std::optional<KVCache> cache;

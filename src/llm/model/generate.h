@@ -30,8 +30,6 @@ struct SamplingOptions {
 
   /// Tokens to append at most.
   TORCH_ARG(int64_t, max_new_tokens);
-  /// The model sees at most this many last tokens; 0 means its context_length.
-  TORCH_ARG(int64_t, context_size) = 0;
   /// 0 takes the most likely token (greedy); above 0 the logits are divided by it and
   /// the token is drawn from their softmax: below 1 sharper, above 1 flatter.
   TORCH_ARG(double, temperature) = 0.0;

@@ -96,7 +96,7 @@ torch::Tensor GPTModelImpl::forward_cached(const torch::Tensor& in_idx, KVCache&
   for (size_t i = 0; i < trf_blocks->size(); ++i) {
     x = trf_blocks[i]->as<TransformerBlock>()->forward_cached(x, cache.layers[i]);  // [b, t, emb_dim]
   }
-  return linear(out_head, final_norm(x));  // [b, t, vocab_size]
+  return linear_or_matvec(out_head, final_norm(x));  // [b, t, vocab_size]
 }
 
 DummyGPTModelImpl::DummyGPTModelImpl(const GPTConfig& c) {

@@ -36,7 +36,7 @@ FeedForwardImpl::FeedForwardImpl(int64_t emb_dim) {
 }
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
-  return linear(contract, gelu(linear(expand, x)));  // [..., emb_dim]
+  return linear_or_matvec(contract, gelu(linear_or_matvec(expand, x)));  // [..., emb_dim]
 }
 
 ExampleDeepNeuralNetworkImpl::ExampleDeepNeuralNetworkImpl(const std::vector<int64_t>& sizes, bool shortcut)

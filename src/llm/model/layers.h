@@ -21,8 +21,10 @@ struct GELUImpl : torch::nn::Module {
 };
 TORCH_MODULE(GELU);
 
-/// Lesson 4.3: emb_dim -> 4 * emb_dim -> GELU -> emb_dim, as `layers` (the state
-/// dict's names); expand, gelu and contract are its three modules.
+/// Lesson 4.3: emb_dim -> 4 * emb_dim -> GELU -> emb_dim. `layers` registers the
+/// three modules under the lesson's state-dict names (layers.0, layers.2); forward
+/// calls expand and contract by name, so that decoding one token can take the
+/// matrix-vector path (linear_or_matvec), which the Sequential would not.
 struct FeedForwardImpl : torch::nn::Module {
   explicit FeedForwardImpl(int64_t emb_dim);
   torch::Tensor forward(const torch::Tensor& x);

@@ -21,7 +21,7 @@ NamedTensors fingerprints(const torch::nn::Module& module) {
 }
 
 NamedTensors model_header(const std::string& kind, uint64_t seed, const GPTConfig& c) {
-  return {{"kind", string_tensor(kind)},
+  return {{"kind", string_to_tensor(kind)},
           {"seed", torch::tensor(static_cast<int64_t>(seed))},
           {"config/vocab_size", torch::tensor(c.vocab_size)},
           {"config/context_length", torch::tensor(c.context_length)},
@@ -44,7 +44,7 @@ torch::Tensor attention_input(torch::IntArrayRef shape) {
 }
 
 NamedTensors attention_header(const std::string& kind, uint64_t seed, const AttentionOptions& o) {
-  return {{"kind", string_tensor(kind)},
+  return {{"kind", string_to_tensor(kind)},
           {"seed", torch::tensor(static_cast<int64_t>(seed))},
           {"config/d_in", torch::tensor(o.d_in())},
           {"config/d_out", torch::tensor(o.d_out())},

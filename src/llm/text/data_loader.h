@@ -83,7 +83,6 @@ class DataLoader {
   int64_t size() const;
   /// The windows an epoch reads: the dataset's, or this rank's share of them.
   int64_t windows() const;
-  const SlidingWindowDataset& dataset() const { return *dataset_; }
   const DataLoaderOptions& options() const { return options_; }
 
  private:

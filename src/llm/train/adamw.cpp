@@ -54,7 +54,7 @@ torch::Tensor AdamW::step(LossClosure closure) {
       if (!p.grad().defined()) continue;
       const auto& grad = p.grad();
       TORCH_CHECK(!grad.is_sparse(), "AdamW does not support sparse gradients");
-      auto& slot = state_[c10::guts::to_string(p.unsafeGetTensorImpl())];
+      auto& slot = state_[state_key(p)];
       if (!slot) {
         auto fresh = std::make_unique<torch::optim::AdamWParamState>();
         fresh->exp_avg(torch::zeros_like(p, torch::MemoryFormat::Preserve));

@@ -19,6 +19,12 @@ class AdamW : public torch::optim::AdamW {
   using torch::optim::AdamW::AdamW;
 
   torch::Tensor step(LossClosure closure = nullptr) override;
+
+  /// The key of a parameter's entry in state(): LibTorch's AdamW keys its state by
+  /// the address of the parameter's TensorImpl.
+  static std::string state_key(const torch::Tensor& parameter) {
+    return c10::guts::to_string(parameter.unsafeGetTensorImpl());
+  }
 };
 
 }  // namespace llm

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "llm/io/state_dict.h"
+#include "llm/train/adamw.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
@@ -14,11 +15,8 @@
 namespace llm {
 namespace {
 
-// AdamW keys its state by the parameter's TensorImpl address.
-std::string state_key(const torch::Tensor& parameter) { return c10::guts::to_string(parameter.unsafeGetTensorImpl()); }
-
 std::string json_entry(const NamedTensors& checkpoint, const std::string& name, const std::string& source) {
-  return tensor_string(find_tensor(checkpoint, name, fmt::format("checkpoint '{}'", source)));
+  return tensor_to_string(find_tensor(checkpoint, name, fmt::format("checkpoint '{}'", source)));
 }
 
 // AdamW's per-parameter state under the parameters' state-dict names:
@@ -29,7 +27,7 @@ NamedTensors optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Mo
   for (const auto& item : module.named_parameters()) {
     const auto& name = item.key();
     const auto& parameter = item.value();
-    const auto it = states.find(state_key(parameter));
+    const auto it = states.find(AdamW::state_key(parameter));
     if (it == states.end()) continue;
     const auto& state = static_cast<const torch::optim::AdamWParamState&>(*it->second);
     out.emplace_back(name + "/step", torch::tensor(state.step()));
@@ -59,7 +57,7 @@ void load_optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Modul
     entry->step(steps.item<int64_t>());
     entry->exp_avg(exp_avg.to(parameter.options()).clone());
     entry->exp_avg_sq(exp_avg_sq.to(parameter.options()).clone());
-    states[state_key(parameter)] = std::move(entry);
+    states[AdamW::state_key(parameter)] = std::move(entry);
   }
 }
 
@@ -133,9 +131,9 @@ int64_t scalar(const NamedTensors& checkpoint, const std::string& name, const st
 
 NamedTensors checkpoint_archive(const GPTModel& model, torch::optim::AdamW& optimizer, const TrainConfig& config,
                                 const TrainingProgress& progress) {
-  NamedTensors out = {{"format", string_tensor(kCheckpointFormat)},
-                      {"config/model", string_tensor(to_json(model->config).dump())},
-                      {"config/train", string_tensor(to_json(config).dump())}};
+  NamedTensors out = {{"format", string_to_tensor(kCheckpointFormat)},
+                      {"config/model", string_to_tensor(to_json(model->config).dump())},
+                      {"config/train", string_to_tensor(to_json(config).dump())}};
   for (const auto& [name, tensor] : state_dict(*model)) out.emplace_back("model/" + name, tensor);
   for (const auto& [name, tensor] : optimizer_state(optimizer, *model)) out.emplace_back("optimizer/" + name, tensor);
   out.insert(out.end(), {{"progress/step", torch::tensor(progress.step)},
@@ -177,7 +175,7 @@ void check_checkpoint_format(const NamedTensors& tensors, const std::string& sou
                             "--load-state-dict)",
                             source));
   }
-  if (const auto found = tensor_string(format->second); found != kCheckpointFormat) {
+  if (const auto found = tensor_to_string(format->second); found != kCheckpointFormat) {
     throw Error(fmt::format("'{}': unknown checkpoint format '{}', expected '{}'", source, found, kCheckpointFormat));
   }
 }

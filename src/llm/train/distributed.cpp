@@ -14,8 +14,6 @@
 namespace llm {
 namespace {
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 // The whole number in the environment variable `env`, when it is set.
 std::optional<int64_t> environment_number(const char* env) {
   const char* value = std::getenv(env);

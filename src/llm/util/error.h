@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace llm {
 
@@ -18,5 +19,9 @@ struct Stopped : std::runtime_error {
   Stopped(const std::string& message, int exit_code) : std::runtime_error(message), exit_code(exit_code) {}
   int exit_code;
 };
+
+/// The first line of an error message: LibTorch's errors carry a C++ backtrace, and
+/// c10d's a log, after it.
+inline std::string first_line(std::string_view message) { return std::string(message.substr(0, message.find('\n'))); }
 
 }  // namespace llm

@@ -1,0 +1,28 @@
+# Chapter 2: tokenizers, data sampling, embeddings.
+llm_cli_test(ch02-01:counts 0 "Tokens: 4690.*" NEEDS ${VERDICT} COMMAND ch02-01-simple-tokenizer)
+llm_cli_test(ch02-01:vocabulary 0 "Vocabulary size: V1 1130, V2 1132" NEEDS ${VERDICT} COMMAND ch02-01-simple-tokenizer)
+llm_cli_test(ch02-01:unknown-word-v1 1 "'Zanzibar' is not in the vocabulary" NEEDS ${VERDICT}
+             COMMAND ch02-01-simple-tokenizer --text "Zanzibar")
+llm_cli_test(ch02-02:the-verdict 0 "-> 5145 tokens. decode gives the text back: yes" NEEDS ${VERDICT} ${GPT2}
+             COMMAND ch02-02-bpe-tokenizer)
+llm_cli_test(ch02-02:bad-encoder 1 "bad-encoder.json': not valid JSON" NEEDS ${VERDICT}
+             COMMAND ch02-02-bpe-tokenizer --encoder ${FIXTURES}/bad-encoder.json)
+llm_cli_test(ch02-02:bad-merges 1 "bad-merges.bpe': line 3: expected two tokens" NEEDS ${VERDICT} ${GPT2}
+             COMMAND ch02-02-bpe-tokenizer --merges ${FIXTURES}/bad-merges.bpe)
+llm_cli_test(ch02-03:round-trip 0 "decode\\(encode\\(text\\)\\) == text: yes" NEEDS ${VERDICT}
+             COMMAND ch02-03-train-bpe --vocab-size 400)
+llm_cli_test(ch02-03:vocab-too-small 1 "vocab_size 100 is too small" NEEDS ${VERDICT}
+             COMMAND ch02-03-train-bpe --vocab-size 100)
+llm_cli_test(ch02-04:first-batch 0 "40 +367 +2885 +1464.*" NEEDS ${VERDICT} ${GPT2} COMMAND ch02-04-data-sampling)
+llm_cli_test(ch02-04:stride-zero 1 "stride must be positive, got 0" NEEDS ${VERDICT} ${GPT2}
+             COMMAND ch02-04-data-sampling --stride 0)
+llm_cli_test(ch02-04:batch-zero 1 "batch_size must be positive, got 0" NEEDS ${VERDICT} ${GPT2}
+             COMMAND ch02-04-data-sampling --batch-size 0)
+llm_cli_test(ch02-04:text-too-short 1 "the text has 4 tokens. max_length 4 needs at least 5" NEEDS ${GPT2}
+             COMMAND ch02-04-data-sampling --input ${FIXTURES}/short.txt)
+llm_cli_test(ch02-05:shapes 0 "Input embeddings: 8 x 4 x 256" NEEDS ${VERDICT} ${GPT2} COMMAND ch02-05-embeddings)
+
+
+foreach(exe ch02-01-simple-tokenizer ch02-02-bpe-tokenizer ch02-04-data-sampling ch02-05-embeddings)
+  llm_compare_test(${exe} ${exe})
+endforeach()

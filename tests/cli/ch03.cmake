@@ -1,0 +1,33 @@
+# Chapter 3: attention.
+llm_cli_test(ch03-01:query-2-weights 0 "0.1385.*0.2379.*0.2333.*0.1240.*0.1082.*0.1581" COMMAND ch03-01-simplified-attention)
+llm_cli_test(ch03-01:zero-width 1 "input sizes must be positive, got \\[6, 0\\]" COMMAND ch03-01-simplified-attention --d-in 0)
+llm_cli_test(ch03-01:bad-query 1 "--query must be in 0..5, got 6" COMMAND ch03-01-simplified-attention --query 6)
+llm_cli_test(ch03-02:v2 0 "Context vectors \\(6 x 2\\)" COMMAND ch03-02-self-attention --version 2)
+llm_cli_test(ch03-02:bad-version 1 "--version must be 1 or 2, got 3" COMMAND ch03-02-self-attention --version 3)
+llm_cli_test(ch03-03:shape 0 "Context vectors: \\[2, 6, 2\\]" COMMAND ch03-03-causal-attention)
+llm_cli_test(ch03-03:bad-dropout 1 "dropout must be in \\[0, 1\\), got 1.5" COMMAND ch03-03-causal-attention --dropout 1.5)
+llm_cli_test(ch03-03:zero-batch 1 "input sizes must be positive, got \\[0, 6, 3\\]" COMMAND ch03-03-causal-attention --batch 0)
+llm_cli_test(ch03-04:shape 0 "2 heads of width 2: output \\[2, 6, 4\\]" COMMAND ch03-04-multi-head-stacking)
+llm_cli_test(ch03-04:zero-heads 1 "num_heads must be positive, got 0" COMMAND ch03-04-multi-head-stacking --num-heads 0)
+llm_cli_test(ch03-05:lesson-output 0 "0.3190 +0.4858" COMMAND ch03-05-multi-head-attention)
+llm_cli_test(ch03-05:heads-not-dividing 1 "d_out \\(3\\) must be divisible by num_heads \\(2\\)"
+             COMMAND ch03-05-multi-head-attention --d-out 3)
+llm_cli_test(ch03-05:zero-context 1 "context_length must be positive, got 0" COMMAND ch03-05-multi-head-attention --context-length 0)
+llm_cli_test(ch03-06:savings 0 "Key/value projection parameters: MHA 1179648, GQA 294912 \\(75.0% fewer\\)"
+             COMMAND ch03-06-grouped-query-attention)
+llm_cli_test(ch03-06:groups-not-dividing 1 "num_heads \\(12\\) must be divisible by num_kv_groups \\(5\\)"
+             COMMAND ch03-06-grouped-query-attention --num-kv-groups 5)
+
+
+foreach(exe ch03-01-simplified-attention ch03-02-self-attention ch03-03-causal-attention ch03-04-multi-head-stacking
+            ch03-05-multi-head-attention ch03-06-grouped-query-attention)
+  llm_compare_test(${exe} ${exe})
+endforeach()
+llm_compare_test(ch03-01-random ch03-01-simplified-attention --d-in 5 --context-length 4 --query 3)
+llm_compare_test(ch03-02-v2-bias ch03-02-self-attention --version 2 --qkv-bias --seed 5)
+llm_compare_test(ch03-03-dropout ch03-03-causal-attention --dropout 0.5 --context-length 7 --batch 3)
+llm_compare_test(ch03-04-dropout ch03-04-multi-head-stacking --dropout 0.2 --num-heads 3 --d-in 4)
+llm_compare_test(ch03-05-dropout ch03-05-multi-head-attention --dropout 0.1 --d-in 5 --d-out 8 --num-heads 4
+                 --context-length 9 --qkv-bias)
+llm_compare_test(ch03-06-mqa ch03-06-grouped-query-attention --num-kv-groups 1 --d-in 16 --d-out 24 --num-heads 6
+                 --dropout 0.1 --context-length 12)

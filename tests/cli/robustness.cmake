@@ -1,0 +1,99 @@
+# Bad input that every executable, or every executable of a kind, must refuse with
+# one line naming it: flags, model configs, state dicts, checkpoints, unreadable files.
+get_property(chapters GLOBAL PROPERTY LLM_CHAPTERS)
+foreach(exe IN LISTS chapters)
+  llm_cli_test(${exe}:help 0 "Usage:" COMMAND ${exe} --help)
+  llm_cli_test(${exe}:unknown-flag 2 "Option 'bogus' does not exist" COMMAND ${exe} --bogus)
+  llm_cli_test(${exe}:stray-argument 2 "unexpected argument 'stray'" COMMAND ${exe} stray)
+  llm_cli_test(${exe}:bad-seed 2 "--seed: 'abc' is not a valid value" COMMAND ${exe} --seed abc)
+  llm_cli_test(${exe}:bad-threads 2 "--threads: expected a positive number, got 0" COMMAND ${exe} --threads 0)
+  llm_cli_test(${exe}:bad-device 2 "--device: expected auto, cpu, cuda or cuda:N, got 'gpu'" COMMAND ${exe} --device gpu)
+  llm_cli_test(${exe}:absent-device 2 "--device cuda:99: (this LibTorch has no CUDA|there are [0-9]+ CUDA devices)"
+               COMMAND ${exe} --device cuda:99)
+  if(exe MATCHES "^ch0[4-9]-")
+    llm_cli_test(${exe}:config-not-json 1 "not valid JSON" NEEDS ${GPT2} COMMAND ${exe} --config ${FIXTURES}/bad-encoder.json)
+  endif()
+  if(exe MATCHES "^ch02-")
+    llm_cli_test(${exe}:missing-input 1 "no-such-file.txt': not found" NEEDS ${GPT2}
+                 COMMAND ${exe} --input no-such-file.txt)
+    llm_cli_test(${exe}:empty-input 1 "empty.txt': is empty" NEEDS ${GPT2} COMMAND ${exe} --input ${FIXTURES}/empty.txt)
+    llm_cli_test(${exe}:invalid-utf8 1 "invalid UTF-8 at byte 7 \\(line 2, column 2\\)" NEEDS ${GPT2}
+                 COMMAND ${exe} --input ${FIXTURES}/invalid-utf8.txt)
+    llm_cli_test(${exe}:binary-input 1 "invalid UTF-8 at byte" NEEDS ${GPT2} COMMAND ${exe} --input ${FIXTURES}/binary.bin)
+    llm_cli_test(${exe}:directory-input 1 "not a regular file" NEEDS ${GPT2} COMMAND ${exe} --input ${FIXTURES})
+    llm_cli_test(${exe}:save-outputs-no-folder 1 "no-such-dir/out.pt': folder 'no-such-dir' does not exist"
+                 NEEDS ${VERDICT} ${GPT2} COMMAND ${exe} --save-outputs no-such-dir/out.pt)
+  endif()
+endforeach()
+
+
+foreach(bad malformed wrong-type unknown-key heads-not-dividing groups-not-dividing zero-context)
+  set(expect_malformed "not valid JSON")
+  set(expect_wrong-type "emb_dim must be an integer")
+  set(expect_unknown-key "unknown key 'n_head'")
+  set(expect_heads-not-dividing "n_heads \\(5\\) must divide emb_dim \\(768\\)")
+  set(expect_groups-not-dividing "n_kv_groups \\(5\\) must divide n_heads \\(12\\)")
+  set(expect_zero-context "context_length must be positive, got 0")
+  # Every executable that takes a model config.
+  foreach(exe ch04-01-dummy-gpt ch04-02-layer-norm ch04-03-feed-forward ch04-04-shortcuts ch04-05-transformer-block
+              ch04-06-gpt-model ch04-07-generate ch05-01-loss ch05-02-train ch05-03-sampling generate)
+    llm_cli_test(${exe}:config-${bad} 1 "${expect_${bad}}" NEEDS ${GPT2} COMMAND ${exe} --config ${BADCFG}/${bad}.json)
+  endforeach()
+endforeach()
+# State dicts that do not fit the model: one key missing, one too many, one tensor of
+# the wrong shape, one of the wrong dtype (written by bad_state_dicts.py from the
+# micro model's state dict), for every executable that takes --load-state-dict.
+set(BAD_STATE_DICTS ${CMAKE_CURRENT_BINARY_DIR}/bad-state-dicts)
+add_test(NAME cli:bad-state-dicts:write
+         COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/bad_state_dicts.py ${BAD_STATE_DICTS})
+set_tests_properties(cli:bad-state-dicts:write PROPERTIES LABELS cli FIXTURES_SETUP bad_state_dicts)
+set(expect_missing-key "missing key 'final_norm.shift'")
+set(expect_extra-key "unexpected key 'trf_blocks.1.norm1.scale'")
+set(expect_mis-shaped "'pos_emb.weight' has shape \\[9, 16\\], expected \\[8, 16\\]")
+set(expect_wrong-dtype "'out_head.weight' is Long, expected a floating-point tensor")
+foreach(bad missing-key extra-key mis-shaped wrong-dtype)
+  foreach(exe ch04-06-gpt-model ch04-07-generate ch05-03-sampling generate)
+    llm_cli_test(${exe}:state-dict-${bad} 1 "${BAD_STATE_DICTS}/${bad}.pt': ${expect_${bad}}" NEEDS ${GPT2}
+                 COMMAND ${exe} --config ${BADCFG}/micro.json --load-state-dict ${BAD_STATE_DICTS}/${bad}.pt)
+    set_tests_properties(cli:${exe}:state-dict-${bad} PROPERTIES FIXTURES_REQUIRED bad_state_dicts)
+  endforeach()
+endforeach()
+# Damaged checkpoints (also written by bad_state_dicts.py), and one of another model
+# (the fuzz corpus's tiny checkpoint: 12 tokens, context 4), for every executable
+# that reads a checkpoint.
+set(TINY_CHECKPOINT ${PROJECT_SOURCE_DIR}/tests/fuzz/corpus/checkpoint/seed-tiny)
+set(expect_truncated "truncated-checkpoint.pt': damaged \\(no zip directory at the end\\)")
+set(expect_corrupt "corrupt-checkpoint.pt': damaged \\(entry 'archive/data/47' fails its CRC-32 check\\)")
+foreach(exe_flag ch05-02-train:--resume ch05-03-sampling:--checkpoint generate:--checkpoint)
+  string(REPLACE ":" ";" exe_flag ${exe_flag})
+  list(GET exe_flag 0 exe)
+  list(GET exe_flag 1 flag)
+  foreach(bad truncated corrupt)
+    llm_cli_test(${exe}:${bad}-checkpoint 1 "${expect_${bad}}" NEEDS ${GPT2}
+                 COMMAND ${exe} ${flag} ${BAD_STATE_DICTS}/${bad}-checkpoint.pt)
+    set_tests_properties(cli:${exe}:${bad}-checkpoint PROPERTIES FIXTURES_REQUIRED bad_state_dicts)
+  endforeach()
+endforeach()
+llm_cli_test(ch05-02-train:checkpoint-of-other-model 1 "seed-tiny' was made on other training data"
+             NEEDS ${GPT2} ${VERDICT} COMMAND ch05-02-train --resume ${TINY_CHECKPOINT})
+llm_cli_test(ch05-03-sampling:checkpoint-of-other-model 1 "GPT: token ids must be in 0..11"
+             NEEDS ${GPT2} COMMAND ch05-03-sampling --checkpoint ${TINY_CHECKPOINT})
+llm_cli_test(generate:checkpoint-of-other-model 1 "GPT: token ids must be in 0..11"
+             NEEDS ${GPT2} COMMAND generate --checkpoint ${TINY_CHECKPOINT})
+
+# An input file that cannot be read (as root, the command runs as nobody).
+function(llm_unreadable_test name flag)
+  cmake_parse_arguments(ARG "" "" "NEEDS;COMMAND" ${ARGN})
+  list(POP_FRONT ARG_COMMAND exe)
+  llm_needs(needs ${ARG_NEEDS})
+  add_test(NAME cli:${name}:unreadable-file
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/unreadable.sh ${flag} ${needs} -- ${BIN}/${exe} ${ARG_COMMAND}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cli:${name}:unreadable-file PROPERTIES
+                       LABELS "cli;robustness" SKIP_REGULAR_EXPRESSION "LLM-SKIP:")
+endfunction()
+llm_unreadable_test(ch02-01 --input COMMAND ch02-01-simple-tokenizer)
+llm_unreadable_test(ch04-06 --config NEEDS ${GPT2} COMMAND ch04-06-gpt-model)
+llm_unreadable_test(ch05-02 --resume NEEDS ${GPT2} COMMAND ch05-02-train)
+llm_unreadable_test(generate --checkpoint NEEDS ${GPT2} COMMAND generate --prompt Hello)
+

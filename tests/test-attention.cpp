@@ -19,10 +19,12 @@ const torch::Tensor& get(const NamedTensors& g, const std::string& key) { return
 
 AttentionOptions options_of(const NamedTensors& g) {
   const auto i = [&](const char* key) { return get(g, std::string("config/") + key).item<int64_t>(); };
+  // Only the grouped-query reference has key/value groups; the others have a head each.
+  const bool grouped = llm::tensor_to_string(get(g, "kind")) == "grouped_query_attention";
   return AttentionOptions(i("d_in"), i("d_out"))
       .context_length(i("context_length"))
       .num_heads(i("num_heads"))
-      .num_kv_groups(i("num_kv_groups"))
+      .num_kv_groups(grouped ? i("num_kv_groups") : 0)
       .dropout(get(g, "config/dropout").item<double>())
       .qkv_bias(get(g, "config/qkv_bias").item<bool>());
 }
@@ -122,7 +124,7 @@ TEST_CASE("stacked heads and split weights do the same math") {
 TEST_CASE("grouped-query attention with one group per head is multi-head attention") {
   const auto options = AttentionOptions(8, 12).context_length(10).num_heads(4).num_kv_groups(4).qkv_bias(true);
   torch::manual_seed(7);
-  llm::MultiHeadAttention mha(options);
+  llm::MultiHeadAttention mha(AttentionOptions(options).num_kv_groups(0));
   torch::manual_seed(7);
   llm::GroupedQueryAttention gqa(options);
   for (const auto& [key, tensor] : llm::state_dict(*mha)) CHECK(torch::equal(tensor, llm::find_tensor(llm::state_dict(*gqa), key, "gqa")));

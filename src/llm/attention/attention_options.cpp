@@ -22,7 +22,7 @@ void check_attention_options(const AttentionOptions& o, std::string_view module,
       throw Error(fmt::format("{}: d_out ({}) must be divisible by num_heads ({})", module, o.d_out(), o.num_heads()));
     }
   }
-  if (groups) {
+  if (groups && o.num_kv_groups() != 0) {
     positive("num_kv_groups", o.num_kv_groups());
     if (o.num_heads() % o.num_kv_groups() != 0) {
       throw Error(fmt::format("{}: num_heads ({}) must be divisible by num_kv_groups ({})", module, o.num_heads(),

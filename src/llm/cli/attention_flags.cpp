@@ -8,7 +8,7 @@ void add_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults&
   options.add_options("Sizes")("d-in", "Width of each input vector", value(d.d_in))(
       "d-out", "Width of the output (per head for stacked heads)", value(d.d_out))(
       "num-heads", "Attention heads", value(d.num_heads))(
-      "num-kv-groups", "Key/value groups of grouped-query attention", value(d.num_kv_groups))(
+      "num-kv-groups", "Key/value heads of grouped-query attention (0: one per query head)", value(d.num_kv_groups))(
       "context-length", "Tokens per input (and the mask's size)", value(d.context_length))(
       "dropout", "Dropout on the attention weights (training mode)", value(d.dropout))(
       "batch", "Inputs per batch", value(d.batch))(

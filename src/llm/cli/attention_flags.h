@@ -11,7 +11,7 @@ namespace llm {
 
 /// Defaults of the chapter-3 size flags: the lesson's.
 struct AttentionFlagDefaults {
-  int64_t d_in = 3, d_out = 2, num_heads = 2, num_kv_groups = 1, context_length = 6, batch = 2;
+  int64_t d_in = 3, d_out = 2, num_heads = 2, num_kv_groups = 0, context_length = 6, batch = 2;
   double dropout = 0.0;
 };
 

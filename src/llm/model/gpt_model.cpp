@@ -28,15 +28,10 @@ TransformerBlockImpl::TransformerBlockImpl(const GPTConfig& c) {
   const auto options = AttentionOptions(c.emb_dim, c.emb_dim)
                            .context_length(c.context_length)
                            .num_heads(c.n_heads)
-                           .num_kv_groups(c.n_kv_groups > 0 ? c.n_kv_groups : c.n_heads)
+                           .num_kv_groups(c.attention == "gqa" ? c.n_kv_groups : 0)
                            .dropout(c.drop_rate)
                            .qkv_bias(c.qkv_bias);
-  if (c.attention == "gqa") {
-    att = torch::nn::AnyModule(GroupedQueryAttention(options));
-  } else {
-    att = torch::nn::AnyModule(MultiHeadAttention(options));
-  }
-  register_module("att", att.ptr());
+  att = register_module("att", MultiHeadAttention(options));
   ff = register_module("ff", FeedForward(c.emb_dim));
   norm1 = register_module("norm1", LayerNorm(c.emb_dim));
   norm2 = register_module("norm2", LayerNorm(c.emb_dim));
@@ -44,19 +39,12 @@ TransformerBlockImpl::TransformerBlockImpl(const GPTConfig& c) {
 }
 
 torch::Tensor TransformerBlockImpl::forward(torch::Tensor x) {
-  x = x + drop_shortcut(att.forward(norm1(x)));  // [b, t, emb_dim]
+  x = x + drop_shortcut(att(norm1(x)));  // [b, t, emb_dim]
   return x + drop_shortcut(ff(norm2(x)));        // [b, t, emb_dim]
 }
 
 torch::Tensor TransformerBlockImpl::forward_cached(torch::Tensor x, LayerKVCache& cache) {
-  const auto normed = norm1(x);
-  torch::Tensor attended;
-  if (auto* mha = att.ptr()->as<MultiHeadAttention>()) {
-    attended = mha->forward_cached(normed, cache);
-  } else {
-    attended = att.ptr()->as<GroupedQueryAttention>()->forward_cached(normed, cache);
-  }
-  x = x + drop_shortcut(attended);         // [b, t, emb_dim]
+  x = x + drop_shortcut(att->forward_cached(norm1(x), cache));  // [b, t, emb_dim]
   return x + drop_shortcut(ff(norm2(x)));  // [b, t, emb_dim]
 }
 

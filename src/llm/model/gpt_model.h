@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "llm/attention/kv_cache.h"
+#include "llm/attention/multi_head_attention.h"
 #include "llm/model/gpt_config.h"
 #include "llm/model/layers.h"
 
@@ -17,7 +18,7 @@ struct TransformerBlockImpl : torch::nn::Module {
   /// The same for x's tokens following those whose keys and values `cache` holds.
   torch::Tensor forward_cached(torch::Tensor x, LayerKVCache& cache);
 
-  torch::nn::AnyModule att;  // MultiHeadAttention or GroupedQueryAttention
+  MultiHeadAttention att{nullptr};  // grouped-query when the config says "gqa"
   FeedForward ff{nullptr};
   LayerNorm norm1{nullptr}, norm2{nullptr};
   torch::nn::Dropout drop_shortcut{nullptr};

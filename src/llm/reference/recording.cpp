@@ -50,7 +50,7 @@ NamedTensors attention_header(const std::string& kind, uint64_t seed, const Atte
           {"config/d_out", torch::tensor(o.d_out())},
           {"config/context_length", torch::tensor(o.context_length())},
           {"config/num_heads", torch::tensor(o.num_heads())},
-          {"config/num_kv_groups", torch::tensor(o.num_kv_groups())},
+          {"config/num_kv_groups", torch::tensor(o.kv_heads())},
           {"config/dropout", torch::tensor(o.dropout(), torch::kDouble)},
           {"config/qkv_bias", torch::tensor(o.qkv_bias())}};
 }

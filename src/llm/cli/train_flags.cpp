@@ -27,8 +27,8 @@ std::string flag_name(std::string_view key) {
 }
 
 // A whole number from the flag `flag`, else from the environment.
-std::optional<int64_t> setting(const cxxopts::ParseResult& args, const std::string& flag,
-                               std::optional<int64_t> from_environment) {
+std::optional<int64_t> flag_or_environment(const cxxopts::ParseResult& args, const std::string& flag,
+                                           std::optional<int64_t> from_environment) {
   return args.count(flag) != 0 ? std::optional<int64_t>(args[flag].as<int64_t>()) : from_environment;
 }
 
@@ -48,15 +48,15 @@ void add_distributed_flags(cxxopts::Options& options) {
 
 std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::ParseResult& args) {
   const auto env = read_distributed_environment();
-  const auto world_size = setting(args, "world-size", env.world_size);
+  const auto world_size = flag_or_environment(args, "world-size", env.world_size);
   if (!world_size) return std::nullopt;
   const int64_t timeout = args["dist-timeout"].as<int64_t>();
   if (timeout <= 0) throw Error(fmt::format("--dist-timeout must be positive, got {}", timeout));
   DistributedConfig config;
   config.world_size = *world_size;
-  config.rank = setting(args, "rank", env.rank).value_or(0);
-  config.local_rank = setting(args, "local-rank", env.local_rank).value_or(config.rank);
-  config.master_port = setting(args, "master-port", env.master_port).value_or(config.master_port);
+  config.rank = flag_or_environment(args, "rank", env.rank).value_or(0);
+  config.local_rank = flag_or_environment(args, "local-rank", env.local_rank).value_or(config.rank);
+  config.master_port = flag_or_environment(args, "master-port", env.master_port).value_or(config.master_port);
   config.master_addr = args.count("master-addr") != 0 ? args["master-addr"].as<std::string>()
                                                       : env.master_addr.value_or(config.master_addr);
   config.timeout = std::chrono::seconds(timeout);
@@ -117,14 +117,17 @@ torch::Device run_device(const cxxopts::ParseResult& args, const std::shared_ptr
 }  // namespace
 
 std::unique_ptr<Trainer> trainer_from_flags(const cxxopts::ParseResult& args, const BpeTokenizer& tokenizer) {
-  if (args.count("resume") == 0) {
-    auto config = load_train_config(args["train-config"].as<std::string>());
-    apply_train_flags(config, args);
-    const auto model_config = load_gpt_config(model_config_path(config));
+  // A run of these configs on their data, as one rank when the flags say so.
+  const auto new_trainer = [&](const TrainConfig& config, const GPTConfig& model_config) {
     auto data = load_train_val(config, model_config.context_length, tokenizer);
     auto group = group_from_flags(args);
     const auto device = run_device(args, group);
     return std::make_unique<Trainer>(config, model_config, std::move(data), tokenizer, device, std::move(group));
+  };
+  if (args.count("resume") == 0) {
+    auto config = load_train_config(args["train-config"].as<std::string>());
+    apply_train_flags(config, args);
+    return new_trainer(config, load_gpt_config(model_config_path(config)));
   }
   if (args.count("train-config") != 0 || args.count("config") != 0) {
     throw Error("--resume continues the checkpoint's run with its own settings and model; leave out --train-config "
@@ -134,11 +137,7 @@ std::unique_ptr<Trainer> trainer_from_flags(const cxxopts::ParseResult& args, co
   const auto checkpoint = load_checkpoint(path);
   auto config = checkpoint_train_config(checkpoint, path);
   apply_train_flags(config, args);
-  const auto model_config = checkpoint_model_config(checkpoint, path);
-  auto data = load_train_val(config, model_config.context_length, tokenizer);
-  auto group = group_from_flags(args);
-  const auto device = run_device(args, group);
-  auto trainer = std::make_unique<Trainer>(config, model_config, std::move(data), tokenizer, device, std::move(group));
+  auto trainer = new_trainer(config, checkpoint_model_config(checkpoint, path));
   trainer->resume(checkpoint, path);
   return trainer;
 }

@@ -20,18 +20,22 @@ const torch::Tensor& get(const NamedTensors& g, const std::string& key) { return
 int64_t fingerprint_value(const torch::Tensor& t) { return llm::fingerprint(t).item<int64_t>(); }
 int64_t fingerprint_of(const NamedTensors& g, const std::string& key) { return get(g, "fingerprint/" + key).item<int64_t>(); }
 
+// The config a golden was recorded with, read back through the config's own fields.
 llm::GPTConfig config_of(const NamedTensors& g) {
-  const auto i = [&](const char* key) { return get(g, std::string("config/") + key).item<int64_t>(); };
   llm::GPTConfig c;
-  c.vocab_size = i("vocab_size");
-  c.context_length = i("context_length");
-  c.emb_dim = i("emb_dim");
-  c.n_heads = i("n_heads");
-  c.n_layers = i("n_layers");
-  c.drop_rate = get(g, "config/drop_rate").item<double>();
-  c.qkv_bias = get(g, "config/qkv_bias").item<bool>();
-  c.n_kv_groups = i("n_kv_groups");
-  c.attention = get(g, "config/gqa").item<bool>() ? "gqa" : "mha";
+  for (const auto& field : llm::gpt_config_fields()) {
+    std::visit(
+        [&](auto member) {
+          auto& value = c.*member;
+          using Value = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<Value, std::string>) {
+            value = get(g, "config/gqa").item<bool>() ? "gqa" : "mha";  // the reference's spelling
+          } else {
+            value = get(g, "config/" + std::string(field.key)).item<Value>();
+          }
+        },
+        field.member);
+  }
   return c;
 }
 
@@ -167,6 +171,32 @@ TEST_CASE("generation crops the context and works for any batch size") {
   CHECK_THROWS_WITH(model->forward(torch::full({1, 2}, 50, torch::kLong)), Catch::Contains("token ids must be in 0..49"));
 }
 
+TEST_CASE("sampling: seeded draws repeat, temperature 0 and top-k 1 are greedy, eos stops") {
+  llm::GPTConfig config = llm::load_gpt_config(llm::config_file("tiny.json"));
+  config.vocab_size = 100;
+  torch::manual_seed(123);
+  llm::GPTModel model(config);
+  model->eval();
+  const auto prompt = torch::tensor({{1, 2, 3}}, torch::kLong);
+  const auto sample = [&](const llm::SamplingOptions& options) {
+    torch::manual_seed(7);
+    return llm::generate(model, prompt, options);
+  };
+  const auto sampled = sample(llm::SamplingOptions(20).temperature(1.5).top_k(10));
+  CHECK(torch::equal(sampled, sample(llm::SamplingOptions(20).temperature(1.5).top_k(10))));
+  const auto greedy = llm::generate_text_simple(model, prompt, 20, config.context_length);
+  CHECK(torch::equal(sample(llm::SamplingOptions(20)), greedy));
+  CHECK(torch::equal(sample(llm::SamplingOptions(20).temperature(2.0).top_k(1)), greedy));
+  CHECK_FALSE(torch::equal(sampled, greedy));
+  // Stopping at the greedy path's fifth new token leaves the four before it.
+  const int64_t eos = greedy[0][3 + 4].item<int64_t>();
+  const auto stopped = sample(llm::SamplingOptions(20).eos_id(eos));
+  CHECK(stopped.size(1) <= 3 + 4);
+  CHECK((stopped.size(1) == 3 || stopped[0][-1].item<int64_t>() != eos));
+  CHECK_THROWS_WITH(llm::SamplingOptions(5).temperature(-1).validate(), Catch::Contains("temperature must be"));
+  CHECK_THROWS_WITH(sample(llm::SamplingOptions(5).eos_id(100)), Catch::Contains("eos_id"));
+}
+
 TEST_CASE("configs load with validation that names the file and the key") {
   const auto c = llm::load_gpt_config("configs/gpt2-small.json");
   CHECK(c.emb_dim == 768);
@@ -254,7 +284,7 @@ TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA and 
   }
 }
 
-TEST_CASE("llm::linear: a single row through the matrix-vector path equals the layer's output") {
+TEST_CASE("linear_or_matvec: a single row through the matrix-vector path equals the layer's output") {
   torch::manual_seed(5);
   for (const bool bias : {true, false}) {
     torch::nn::Linear layer(torch::nn::LinearOptions(48, 80).bias(bias));

@@ -266,32 +266,6 @@ TEST_CASE("run configs: unknown keys, wrong types and impossible values are erro
   CHECK(llm::parse_train_config(llm::to_json(config).dump(), "again").num_epochs == 3);
 }
 
-TEST_CASE("sampling: seeded draws repeat, temperature 0 and top-k 1 are greedy, eos stops") {
-  llm::GPTConfig config = tiny();
-  config.vocab_size = 100;
-  torch::manual_seed(123);
-  llm::GPTModel model(config);
-  model->eval();
-  const auto prompt = torch::tensor({{1, 2, 3}}, torch::kLong);
-  const auto sample = [&](const llm::SamplingOptions& options) {
-    torch::manual_seed(7);
-    return llm::generate(model, prompt, options);
-  };
-  const auto sampled = sample(llm::SamplingOptions(20).temperature(1.5).top_k(10));
-  CHECK(torch::equal(sampled, sample(llm::SamplingOptions(20).temperature(1.5).top_k(10))));
-  const auto greedy = llm::generate_text_simple(model, prompt, 20, config.context_length);
-  CHECK(torch::equal(sample(llm::SamplingOptions(20)), greedy));
-  CHECK(torch::equal(sample(llm::SamplingOptions(20).temperature(2.0).top_k(1)), greedy));
-  CHECK_FALSE(torch::equal(sampled, greedy));
-  // Stopping at the greedy path's fifth new token leaves the four before it.
-  const int64_t eos = greedy[0][3 + 4].item<int64_t>();
-  const auto stopped = sample(llm::SamplingOptions(20).eos_id(eos));
-  CHECK(stopped.size(1) <= 3 + 4);
-  CHECK((stopped.size(1) == 3 || stopped[0][-1].item<int64_t>() != eos));
-  CHECK_THROWS_WITH(sample(llm::SamplingOptions(5).temperature(-1)), Contains("temperature must be"));
-  CHECK_THROWS_WITH(sample(llm::SamplingOptions(5).eos_id(100)), Contains("eos_id"));
-}
-
 TEST_CASE("metrics are JSON lines that read back, and the progress line shows step, loss, speed and time left") {
   const auto dir = llm::test::temp_dir("metrics");
   llm::EvalRecord record;

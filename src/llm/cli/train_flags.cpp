@@ -73,21 +73,29 @@ void add_train_flags(cxxopts::Options& options) {
         [&](auto member) {
           using Value = std::remove_reference_t<decltype(std::declval<TrainConfig&>().*member)>;
           adder(name, help, cxxopts::value<Value>(),
-                std::is_same_v<Value, int64_t> ? "N" : std::is_same_v<Value, double> ? "X" : "S");
+                std::is_same_v<Value, int64_t>  ? "N"
+                : std::is_same_v<Value, double> ? "X"
+                : std::is_same_v<Value, bool>   ? ""
+                                                : "S");
         },
         setting.member);
   }
 }
 
 void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args) {
+  bool changed = false;
   for (const auto& setting : train_settings()) {
     const auto name = flag_name(setting.key);
     if (setting.key == "seed" || args.count(name) == 0) continue;
     std::visit([&](auto member) { config.*member = args[name].as<std::remove_reference_t<decltype(config.*member)>>(); },
                setting.member);
+    changed = true;
   }
-  if (args.count("seed") != 0) config.seed = static_cast<int64_t>(args["seed"].as<uint64_t>());
-  config.validate("flags");
+  if (args.count("seed") != 0) {
+    config.seed = static_cast<int64_t>(args["seed"].as<uint64_t>());
+    changed = true;
+  }
+  if (changed) config.validate("flags");  // the file's values were checked when it was read
 }
 
 void add_run_flags(cxxopts::Options& options, const std::string& default_train_config) {

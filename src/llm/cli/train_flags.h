@@ -14,7 +14,7 @@ namespace llm {
 /// seed is every executable's --seed).
 void add_train_flags(cxxopts::Options& options);
 
-/// Sets each run setting whose flag was given, then validates.
+/// Sets each run setting whose flag was given, and validates the result when any was.
 void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args);
 
 /// --rank, --world-size, --local-rank, --master-addr, --master-port, --dist-timeout.

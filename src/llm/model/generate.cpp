@@ -56,7 +56,6 @@ torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions
   check_prompt(idx);
   const auto caller_device = idx.device();
   idx = idx.to(model->device());
-  options.validate();
   const int64_t vocab_size = model->config.vocab_size;
   if (options.eos_id() && (*options.eos_id() < 0 || *options.eos_id() >= vocab_size)) {
     throw Error(fmt::format("eos_id must be a token id below the vocabulary size {}, got {}", vocab_size,

@@ -45,7 +45,9 @@ struct SamplingOptions {
 /// Lesson 5.3: generation with temperature scaling, top-k and a stop token. Draws
 /// come from LibTorch's global generator (torch.multinomial), so the same seed gives
 /// the same text here and in PyTorch. Runs without autograd in the model's current
-/// mode. Returns [b, t + generated].
+/// mode. `options` are taken as valid (validated where they were built, as
+/// sampling_from_flags does); eos_id is checked against the model's vocabulary.
+/// Returns [b, t + generated].
 torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions& options);
 
 }  // namespace llm

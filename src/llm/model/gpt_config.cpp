@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "llm/util/error.h"
@@ -38,34 +37,8 @@ void GPTConfig::validate(std::string_view source) const {
 }
 
 GPTConfig parse_gpt_config(std::string_view text, std::string_view source) {
-  const auto json = parse_json_object(text, "config", source);
-  static const std::map<std::string_view, int64_t GPTConfig::*> kIntegers = {
-      {"vocab_size", &GPTConfig::vocab_size}, {"context_length", &GPTConfig::context_length},
-      {"emb_dim", &GPTConfig::emb_dim},       {"n_heads", &GPTConfig::n_heads},
-      {"n_layers", &GPTConfig::n_layers},     {"n_kv_groups", &GPTConfig::n_kv_groups}};
   GPTConfig config;
-  for (const auto& item : json.items()) {
-    const auto& key = item.key();  // named, not bound: C++17 lambdas cannot capture bindings
-    const auto& value = item.value();
-    const auto wrong = [&](const char* expected) {
-      return Error(fmt::format("config '{}': {} must be {}, got {}", source, key, expected, value.dump()));
-    };
-    if (const auto it = kIntegers.find(key); it != kIntegers.end()) {
-      if (!value.is_number_integer()) throw wrong("an integer");
-      config.*(it->second) = value.get<int64_t>();
-    } else if (key == "drop_rate") {
-      if (!value.is_number()) throw wrong("a number");
-      config.drop_rate = value.get<double>();
-    } else if (key == "qkv_bias") {
-      if (!value.is_boolean()) throw wrong("true or false");
-      config.qkv_bias = value.get<bool>();
-    } else if (key == "attention") {
-      if (!value.is_string()) throw wrong("a string");
-      config.attention = value.get<std::string>();
-    } else {
-      throw Error(fmt::format("config '{}': unknown key '{}'", source, key));
-    }
-  }
+  read_fields(parse_json_object(text, "config", source), gpt_config_fields(), config, "config", source);
   config.validate(source);
   return config;
 }
@@ -74,10 +47,21 @@ GPTConfig load_gpt_config(const std::filesystem::path& path) {
   return parse_gpt_config(read_file(path), path.string());
 }
 
-nlohmann::json to_json(const GPTConfig& c) {
-  return {{"vocab_size", c.vocab_size}, {"context_length", c.context_length}, {"emb_dim", c.emb_dim},
-          {"n_heads", c.n_heads},       {"n_layers", c.n_layers},             {"drop_rate", c.drop_rate},
-          {"qkv_bias", c.qkv_bias},     {"attention", c.attention},           {"n_kv_groups", c.n_kv_groups}};
+nlohmann::json to_json(const GPTConfig& config) { return fields_to_json(config, gpt_config_fields()); }
+
+const std::vector<ConfigField<GPTConfig>>& gpt_config_fields() {
+  static const std::vector<ConfigField<GPTConfig>> kFields = {
+      {"vocab_size", &GPTConfig::vocab_size, "Token ids the model knows"},
+      {"context_length", &GPTConfig::context_length, "Most tokens the model sees at once"},
+      {"emb_dim", &GPTConfig::emb_dim, "Embedding width"},
+      {"n_heads", &GPTConfig::n_heads, "Attention heads per layer"},
+      {"n_layers", &GPTConfig::n_layers, "Transformer blocks"},
+      {"drop_rate", &GPTConfig::drop_rate, "Dropout rate"},
+      {"qkv_bias", &GPTConfig::qkv_bias, "Bias in the query, key and value projections"},
+      {"attention", &GPTConfig::attention, "mha or gqa"},
+      {"n_kv_groups", &GPTConfig::n_kv_groups, "Key/value groups with gqa (0: one per head)"},
+  };
+  return kFields;
 }
 
 }  // namespace llm

@@ -4,8 +4,11 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "llm/util/config_field.h"
 
 namespace llm {
 
@@ -35,5 +38,9 @@ GPTConfig load_gpt_config(const std::filesystem::path& path);
 GPTConfig parse_gpt_config(std::string_view json, std::string_view source);
 
 nlohmann::json to_json(const GPTConfig& config);
+
+/// GPTConfig's fields with their keys: the one list that reading, writing and the
+/// recorded outputs (src/llm/reference) follow.
+const std::vector<ConfigField<GPTConfig>>& gpt_config_fields();
 
 }  // namespace llm

@@ -26,7 +26,8 @@ struct TransformerBlockImpl : torch::nn::Module {
 TORCH_MODULE(TransformerBlock);
 
 /// Lesson 4.6: the GPT. Token ids [b, t] -> logits [b, t, vocab_size]. Submodules
-/// carry the lesson's names, so the state dict is the PyTorch reference's.
+/// carry the lesson's names, so the state dict is the PyTorch reference's. The config
+/// is taken as valid: it was validated where it was read (load_gpt_config).
 struct GPTModelImpl : torch::nn::Module {
   explicit GPTModelImpl(const GPTConfig& config);
   torch::Tensor forward(const torch::Tensor& in_idx);

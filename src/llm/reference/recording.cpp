@@ -21,17 +21,23 @@ NamedTensors fingerprints(const torch::nn::Module& module) {
 }
 
 NamedTensors model_header(const std::string& kind, uint64_t seed, const GPTConfig& c) {
-  return {{"kind", string_to_tensor(kind)},
-          {"seed", torch::tensor(static_cast<int64_t>(seed))},
-          {"config/vocab_size", torch::tensor(c.vocab_size)},
-          {"config/context_length", torch::tensor(c.context_length)},
-          {"config/emb_dim", torch::tensor(c.emb_dim)},
-          {"config/n_heads", torch::tensor(c.n_heads)},
-          {"config/n_layers", torch::tensor(c.n_layers)},
-          {"config/drop_rate", torch::tensor(c.drop_rate, torch::kDouble)},
-          {"config/qkv_bias", torch::tensor(c.qkv_bias)},
-          {"config/n_kv_groups", torch::tensor(c.n_kv_groups)},
-          {"config/gqa", torch::tensor(c.attention == "gqa")}};
+  NamedTensors header = {{"kind", string_to_tensor(kind)}, {"seed", torch::tensor(static_cast<int64_t>(seed))}};
+  for (const auto& field : gpt_config_fields()) {
+    std::visit(
+        [&](auto member) {
+          const auto& value = c.*member;
+          const auto key = "config/" + std::string(field.key);
+          if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
+            header.emplace_back("config/gqa", torch::tensor(value == "gqa"));  // the reference's spelling
+          } else if constexpr (std::is_same_v<std::decay_t<decltype(value)>, double>) {
+            header.emplace_back(key, torch::tensor(value, torch::kDouble));
+          } else {
+            header.emplace_back(key, torch::tensor(value));
+          }
+        },
+        field.member);
+  }
+  return header;
 }
 
 torch::Tensor attention_input(torch::IntArrayRef shape) {

@@ -2,10 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <variant>
 #include <vector>
 
 #include "llm/util/error.h"
@@ -13,19 +11,9 @@
 #include "llm/util/json.h"
 
 namespace llm {
-namespace {
 
-template <typename... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-template <typename... Ts>
-Overloaded(Ts...) -> Overloaded<Ts...>;
-
-}  // namespace
-
-const std::vector<TrainSetting>& train_settings() {
-  static const std::vector<TrainSetting> kFields = {
+const std::vector<ConfigField<TrainConfig>>& train_settings() {
+  static const std::vector<ConfigField<TrainConfig>> kFields = {
       {"model", &TrainConfig::model, "Model config (JSON)"},
       {"data", &TrainConfig::data, "Training text (UTF-8)"},
       {"seed", &TrainConfig::seed, "Seed of the weights, dropout and data order"},
@@ -82,32 +70,8 @@ void TrainConfig::validate(std::string_view source) const {
 }
 
 TrainConfig parse_train_config(std::string_view text, std::string_view source) {
-  const auto json = parse_json_object(text, "training config", source);
   TrainConfig config;
-  for (const auto& item : json.items()) {
-    const auto& key = item.key();  // named, not bound: C++17 lambdas cannot capture bindings
-    const auto& value = item.value();
-    const auto& settings = train_settings();
-    const auto field =
-        std::find_if(settings.begin(), settings.end(), [&](const TrainSetting& f) { return f.key == key; });
-    if (field == settings.end()) throw Error(fmt::format("training config '{}': unknown key '{}'", source, key));
-    const auto wrong = [&](const char* expected) {
-      return Error(fmt::format("training config '{}': {} must be {}, got {}", source, key, expected, value.dump()));
-    };
-    std::visit(Overloaded{[&](int64_t TrainConfig::*m) {
-                            if (!value.is_number_integer()) throw wrong("an integer");
-                            config.*m = value.get<int64_t>();
-                          },
-                          [&](double TrainConfig::*m) {
-                            if (!value.is_number()) throw wrong("a number");
-                            config.*m = value.get<double>();
-                          },
-                          [&](std::string TrainConfig::*m) {
-                            if (!value.is_string()) throw wrong("a string");
-                            config.*m = value.get<std::string>();
-                          }},
-               field->member);
-  }
+  read_fields(parse_json_object(text, "training config", source), train_settings(), config, "training config", source);
   config.validate(fmt::format("training config '{}'", source));
   return config;
 }
@@ -121,13 +85,7 @@ TrainConfig load_train_config(const std::filesystem::path& path) {
   return config;
 }
 
-nlohmann::json to_json(const TrainConfig& config) {
-  auto json = nlohmann::json::object();
-  for (const auto& field : train_settings()) {
-    std::visit([&](auto member) { json[std::string(field.key)] = config.*member; }, field.member);
-  }
-  return json;
-}
+nlohmann::json to_json(const TrainConfig& config) { return fields_to_json(config, train_settings()); }
 
 std::filesystem::path model_config_path(const TrainConfig& config) {
   const std::filesystem::path path(config.model);

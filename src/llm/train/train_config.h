@@ -4,10 +4,11 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "llm/util/config_field.h"
 
 namespace llm {
 
@@ -76,14 +77,8 @@ nlohmann::json to_json(const TrainConfig& config);
 std::filesystem::path model_config_path(const TrainConfig& config);
 std::filesystem::path data_path(const TrainConfig& config);
 
-/// One row per setting: its JSON key, its member and a line of help. Parsing,
-/// printing and the command-line flags (src/llm/cli) all follow this table, so no
-/// setting can miss one.
-struct TrainSetting {
-  std::string_view key;
-  std::variant<int64_t TrainConfig::*, double TrainConfig::*, std::string TrainConfig::*> member;
-  std::string_view help;
-};
-const std::vector<TrainSetting>& train_settings();
+/// TrainConfig's fields with their keys and help: parsing, printing and the
+/// command-line flags (src/llm/cli) all follow this table, so no setting can miss one.
+const std::vector<ConfigField<TrainConfig>>& train_settings();
 
 }  // namespace llm

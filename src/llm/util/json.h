@@ -1,13 +1,58 @@
 #pragma once
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "llm/util/config_field.h"
+#include "llm/util/error.h"
 
 namespace llm {
 
 /// Parses `text` as a JSON object. Anything else is an llm::Error that names it as
 /// "<what> '<source>'" ("config 'configs/x.json': not valid JSON (...)").
 nlohmann::json parse_json_object(std::string_view text, std::string_view what, std::string_view source);
+
+/// Sets `config`'s fields from a JSON object's keys; other fields keep their values.
+/// An unknown key or a value of the wrong type is an llm::Error naming
+/// "<what> '<source>'" and the key.
+template <typename Config>
+void read_fields(const nlohmann::json& json, const std::vector<ConfigField<Config>>& fields, Config& config,
+                 std::string_view what, std::string_view source) {
+  for (const auto& item : json.items()) {
+    const auto& key = item.key();  // named, not bound: C++17 lambdas cannot capture bindings
+    const auto& value = item.value();
+    const auto field = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.key == key; });
+    if (field == fields.end()) throw Error(fmt::format("{} '{}': unknown key '{}'", what, source, key));
+    const auto expect = [&](bool ok, const char* expected) {
+      if (!ok) throw Error(fmt::format("{} '{}': {} must be {}, got {}", what, source, key, expected, value.dump()));
+    };
+    std::visit(
+        [&](auto member) {
+          using Value = std::remove_reference_t<decltype(config.*member)>;
+          if constexpr (std::is_same_v<Value, int64_t>) expect(value.is_number_integer(), "an integer");
+          if constexpr (std::is_same_v<Value, bool>) expect(value.is_boolean(), "true or false");
+          if constexpr (std::is_same_v<Value, double>) expect(value.is_number(), "a number");
+          if constexpr (std::is_same_v<Value, std::string>) expect(value.is_string(), "a string");
+          config.*member = value.get<Value>();
+        },
+        field->member);
+  }
+}
+
+/// Every field of `config` as a JSON object, in the table's order of keys.
+template <typename Config>
+nlohmann::json fields_to_json(const Config& config, const std::vector<ConfigField<Config>>& fields) {
+  auto json = nlohmann::json::object();
+  for (const auto& field : fields) {
+    std::visit([&](auto member) { json[std::string(field.key)] = config.*member; }, field.member);
+  }
+  return json;
+}
 
 }  // namespace llm

@@ -9,18 +9,27 @@
 #include <optional>
 #include <string>
 
+#include "assertion_count.h"
 #include "llm/util/files.h"
 
 namespace llm::test {
 
-/// The fetched data file `name`, or nullopt after printing the marker that makes
-/// ctest report the test as skipped (never as passed).
-inline std::optional<std::filesystem::path> data_or_skip(const std::string& name) {
+/// The exit status that ctest reports as "skipped" (SKIP_RETURN_CODE, cmake/llm.cmake).
+constexpr int kSkipped = 77;
+
+/// The fetched data file `name`. When it is missing the test case ends as skipped:
+/// ctest runs each case in its own process, and this one exits with kSkipped. A skip
+/// is allowed only before the case's first check, so that it can never hide a
+/// failure; a case that asks for data after a check fails instead.
+inline std::filesystem::path data_or_skip(const std::string& name) {
   auto path = data_file(name);
   if (std::filesystem::exists(path)) return path;
-  std::cout << "LLM-SKIP: " << path.string() << " is missing; run scripts/fetch-data.sh" << std::endl;
-  WARN("skipped: " << path.string() << " is missing");
-  return std::nullopt;
+  if (assertions_in_test_case() > 0) {
+    FAIL("test bug: " << path.string() << " is missing, and the test asked for it after "
+                      << assertions_in_test_case() << " checks; ask for data before the first check");
+  }
+  std::cout << "skipped: " << path.string() << " is missing; run scripts/fetch-data.sh" << std::endl;
+  std::exit(kSkipped);
 }
 
 /// A file of tests/golden/ (the tests run from the project root).

@@ -54,7 +54,9 @@ TEST_CASE("the data loader gives PyTorch DataLoader's batches and generator stat
 }
 
 TEST_CASE("the first batch of the-verdict is the lesson's") {
-  if (!llm::test::data_or_skip("the-verdict.txt") || !llm::test::data_or_skip("gpt2/encoder.json")) return;
+  llm::test::data_or_skip("the-verdict.txt");
+  llm::test::data_or_skip("gpt2/encoder.json");
+  llm::test::data_or_skip("gpt2/vocab.bpe");
   const auto ids = llm::BpeTokenizer::gpt2().encode(llm::read_text_file(llm::data_file("the-verdict.txt")));
   const llm::DataLoader loader(std::make_shared<llm::SlidingWindowDataset>(torch::tensor(ids), 4, 1),
                                llm::DataLoaderOptions(1).shuffle(false));

@@ -1,9 +1,11 @@
+#include <algorithm>
 #include <fstream>
 
 #include "helpers.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
+#include "llm/util/show.h"
 
 namespace fs = std::filesystem;
 
@@ -111,4 +113,32 @@ TEST_CASE("damaged archives give an llm::Error, never a crash") {
     }
   }
   CHECK(rejected > 0);
+}
+
+TEST_CASE("show prints a tensor exactly as PyTorch's print() does") {
+  // tests/golden/show-pytorch.pt: each tensor with PyTorch's repr of it
+  // (scripts/reference/show.py): fixed and scientific notation, integers, inf and nan,
+  // wrapped rows, summarised tensors, dtypes and empty tensors.
+  const auto golden = llm::load_tensors(llm::test::golden("show-pytorch.pt"));
+  int cases = 0;
+  for (int i = 0;; ++i) {
+    const auto key = std::to_string(i);
+    const auto has = [&](const std::string& name) {
+      return std::any_of(golden.begin(), golden.end(), [&](const auto& entry) { return entry.first == name; });
+    };
+    if (!has(key + "/tensor")) break;
+    const auto text = [&](const std::string& name) { return llm::tensor_to_string(llm::find_tensor(golden, name, "golden")); };
+    INFO(text(key + "/name"));
+    CHECK(llm::show(llm::find_tensor(golden, key + "/tensor", "golden")) == text(key + "/repr"));
+    ++cases;
+  }
+  CHECK(cases == 19);
+  // Autograd's suffix, and set_printoptions(sci_mode=False), which keeps the width of
+  // the scientific notation it turns off (PyTorch 1.13).
+  const auto x = torch::tensor({-1.0F, 0.5F, 2.0F}, torch::requires_grad());
+  CHECK(llm::show(x) == "tensor([-1.0000,  0.5000,  2.0000], requires_grad=True)");
+  CHECK(llm::show(torch::relu(x)) == "tensor([0.0000, 0.5000, 2.0000], grad_fn=<ReluBackward0>)");
+  llm::PrintOptions fixed;
+  fixed.sci_mode = false;
+  CHECK(llm::show(torch::tensor({-5.9605e-08F, 1.9868e-08F}), fixed) == "tensor([    -0.0000,      0.0000])");
 }

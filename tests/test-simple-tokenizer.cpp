@@ -23,9 +23,7 @@ TEST_CASE("split_simple keeps words and punctuation and drops whitespace") {
 }
 
 TEST_CASE("V1 and V2 encode and decode as the lesson's Python tokenizers") {
-  const auto path = llm::test::data_or_skip("the-verdict.txt");
-  if (!path) return;
-  const std::string text = llm::read_text_file(*path);
+  const std::string text = llm::read_text_file(llm::test::data_or_skip("the-verdict.txt"));
   const auto golden = llm::load_tensors(llm::test::golden("ch02-simple-tokenizer.pt"));
   const auto expect = [&](const std::string& name) { return to_vector(llm::find_tensor(golden, name, "golden")); };
 

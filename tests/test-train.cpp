@@ -25,9 +25,9 @@ const llm::BpeTokenizer& tokenizer() {
   return kTokenizer;
 }
 
-bool have_data() {
-  return llm::test::data_or_skip("the-verdict.txt") && llm::test::data_or_skip("gpt2/encoder.json") &&
-         llm::test::data_or_skip("gpt2/vocab.bpe");
+// The test case is skipped unless the-verdict and GPT-2's vocabulary were fetched.
+void require_training_data() {
+  for (const char* name : {"the-verdict.txt", "gpt2/encoder.json", "gpt2/vocab.bpe"}) llm::test::data_or_skip(name);
 }
 
 // The run of a golden (its settings were written by the reference script), on the
@@ -62,7 +62,7 @@ void check_same_history(const NamedTensors& actual, const NamedTensors& expected
 }  // namespace
 
 TEST_CASE("training losses equal PyTorch's: the lesson's loop and every option (warmup, cosine, clip, accumulation)") {
-  if (!have_data()) return;
+  require_training_data();
   for (const std::string name : {"lesson", "options"}) {
     INFO(name);
     const auto golden = llm::load_tensors(llm::test::golden("ch05-train-" + name + ".pt"));
@@ -82,7 +82,7 @@ TEST_CASE("training losses equal PyTorch's: the lesson's loop and every option (
 }
 
 TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at an epoch's end") {
-  if (!have_data()) return;
+  require_training_data();
   const auto golden = llm::load_tensors(llm::test::golden("ch05-train-lesson.pt"));
   llm::Trainer whole(golden_run(golden), tiny(), data_of(golden_run(golden)), tokenizer());
   whole.train();
@@ -111,7 +111,7 @@ TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at a
 }
 
 TEST_CASE("a checkpoint round trip restores every entry exactly") {
-  if (!have_data()) return;
+  require_training_data();
   const auto golden = llm::load_tensors(llm::test::golden("ch05-train-lesson.pt"));
   const auto dir = llm::test::temp_dir("checkpoint-round-trip");
   auto config = golden_run(golden, dir.string());
@@ -138,7 +138,7 @@ TEST_CASE("a checkpoint round trip restores every entry exactly") {
 }
 
 TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error naming it") {
-  if (!have_data()) return;
+  require_training_data();
   const auto golden = llm::load_tensors(llm::test::golden("ch05-train-lesson.pt"));
   const auto dir = llm::test::temp_dir("bad-checkpoint");
   auto config = golden_run(golden, dir.string());

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     const auto prompt = args["prompt"].as<std::string>();
-    if (prompt.empty()) throw llm::Error("--prompt is empty; expected some text to continue");
+    if (prompt.empty()) throw llm::cli::BadFlagValue("--prompt is empty; expected some text to continue");
     const auto sampling = llm::sampling_from_flags(args);
     auto model = llm::trained_model_from_flags(args);
     model->eval();

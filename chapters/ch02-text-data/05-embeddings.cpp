@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     const int64_t vocab_size = args["vocab-size"].as<int64_t>(), output_dim = args["output-dim"].as<int64_t>();
     const int64_t max_length = args["max-length"].as<int64_t>();
     if (vocab_size <= 0 || output_dim <= 0) {
-      throw llm::Error(fmt::format("--vocab-size ({}) and --output-dim ({}) must be positive", vocab_size, output_dim));
+      throw llm::cli::BadFlagValue(fmt::format("--vocab-size ({}) and --output-dim ({}) must be positive", vocab_size, output_dim));
     }
 
     const auto tokenizer = llm::BpeTokenizer::gpt2();
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     const auto inputs = loader.begin()->inputs.to(device);  // [batch, max_length]
     const int64_t largest = inputs.max().item<int64_t>();
     if (largest >= vocab_size) {
-      throw llm::Error(fmt::format("--vocab-size {} is too small for token id {}", vocab_size, largest));
+      throw llm::cli::BadFlagValue(fmt::format("--vocab-size {} is too small for token id {}", vocab_size, largest));
     }
     const auto token_embeddings = token_embedding(inputs);  // [batch, max_length, output_dim]
 

@@ -10,11 +10,30 @@
 #include "llm/util/show.h"
 #include "llm/reference/recording.h"
 
+namespace {
+
+// 3.3.1: the attention of one query, x^(q), over all inputs, step by step.
+void one_query(const torch::Tensor& inputs, int64_t q) {
+  const auto query = inputs[q - 1];
+  const auto attn_scores = torch::matmul(inputs, query);  // [t]: the dot product with every input
+  fmt::print("{}\n", llm::show(attn_scores));
+  fmt::print("{}\n{}\n", llm::show((inputs[0] * query).sum()), llm::show(torch::dot(inputs[0], query)));
+  const auto by_sum = attn_scores / attn_scores.sum();
+  fmt::print("Attention weights: {}\nSum: {}\n", llm::show(by_sum), llm::show(by_sum.sum()));
+  const auto naive = torch::exp(attn_scores) / torch::exp(attn_scores).sum(0);  // softmax_naive
+  fmt::print("Attention weights: {}\nSum: {}\n", llm::show(naive), llm::show(naive.sum()));
+  const auto attn_weights = torch::softmax(attn_scores, 0);
+  fmt::print("Attention weights: {}\nSum: {}\n", llm::show(attn_weights), llm::show(attn_weights.sum()));
+  fmt::print("{}\n", llm::show(torch::matmul(attn_weights, inputs)));  // the context vector
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-01-simplified-attention",
                                    "Attention scores, weights and context vectors without trainable weights");
-  options.add_options()("query", "Which input (0-based) to walk through first",
-                        cxxopts::value<int64_t>()->default_value("1"))(
+  options.add_options()("query", "Which input to walk through first, counting from 1 (the lesson's x^(2))",
+                        cxxopts::value<int64_t>()->default_value("2"))(
       "d-in", "Width of each input (other than 3: random inputs)", cxxopts::value<int64_t>()->default_value("3"))(
       "context-length", "Number of inputs (other than 6: random inputs)", cxxopts::value<int64_t>()->default_value("6"));
 
@@ -23,18 +42,18 @@ int main(int argc, char** argv) {
     const auto inputs =  // [t, d_in]
         llm::attention_input({args["context-length"].as<int64_t>(), args["d-in"].as<int64_t>()}).detach().to(device);
     const int64_t q = args["query"].as<int64_t>();
-    if (q < 0 || q >= inputs.size(0)) {
-      throw llm::Error(fmt::format("--query must be in 0..{}, got {}", inputs.size(0) - 1, q));
+    if (q < 1 || q > inputs.size(0)) {
+      throw llm::cli::BadFlagValue(fmt::format("--query must be in 1..{}, got {}", inputs.size(0), q));
     }
-    const auto scores_q = torch::matmul(inputs, inputs[q]);  // [6]
-    fmt::print("Scores of query {} (dot products with every input):\n{}\n", q, llm::show(scores_q));
-    fmt::print("Normalised by the sum:\n{}\n", llm::show(scores_q / scores_q.sum()));
-    fmt::print("Normalised by softmax:\n{}\n", llm::show(torch::softmax(scores_q, 0)));
-    fmt::print("Context vector {}:\n{}\n\n", q, llm::show(torch::matmul(torch::softmax(scores_q, 0), inputs)));
+    one_query(inputs, q);
 
+    // 3.3.2: all queries at once.
     const auto result = llm::simplified_self_attention(inputs);
-    fmt::print("All scores:\n{}\nAll weights (rows sum to 1):\n{}\nAll context vectors:\n{}\n", llm::show(result.scores),
-               llm::show(result.weights), llm::show(result.context));
+    fmt::print("{}\n{}\n", llm::show(result.scores), llm::show(result.weights));
+    fmt::print("All row sums: {}\n", llm::show(result.weights.sum(-1)));
+    fmt::print("{}\n", llm::show(result.context));
+    fmt::print("Previous {} context vector: {}\n", q == 2 ? std::string("2nd") : fmt::format("#{}", q),
+               llm::show(result.context[q - 1]));
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(), {{"input", inputs},
                                                                  {"scores", result.scores},

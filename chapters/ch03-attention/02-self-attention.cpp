@@ -1,40 +1,68 @@
 // Lesson 3.4: self-attention with trainable query, key and value weights, scaled by
-// sqrt(d_k). V1 holds raw matrices (torch.rand); V2 uses Linear layers.
+// sqrt(d_k). 3.4.1 computes the second token's context vector step by step; 3.4.2
+// wraps it in SelfAttention_v1 (raw matrices, torch.rand) and SelfAttention_v2
+// (Linear layers). The seeds are the lesson's: 123 for the matrices and v1, 789 for v2.
 #include <fmt/format.h>
 
-#include "llm/cli/attention_flags.h"
 #include "llm/attention/self_attention.h"
+#include "llm/cli/attention_flags.h"
 #include "llm/cli/cli.h"
-#include "llm/util/error.h"
-#include "llm/util/show.h"
 #include "llm/reference/recording.h"
+#include "llm/util/show.h"
+
+namespace {
+
+// 3.4.1: the attention of the second input (x_2) over all inputs.
+void step_by_step(const torch::Tensor& inputs, int64_t d_out) {
+  const int64_t d_in = inputs.size(1);
+  const auto x_2 = inputs[1];
+  const auto W_query = torch::rand({d_in, d_out}), W_key = torch::rand({d_in, d_out}),
+             W_value = torch::rand({d_in, d_out});  // drawn in this order, as in the lesson
+  const auto query_2 = x_2.matmul(W_query);         // [d_out]
+  fmt::print("{}\n", llm::show(query_2));
+  const auto keys = inputs.matmul(W_key), values = inputs.matmul(W_value);  // [t, d_out]
+  fmt::print("keys.shape: torch.Size({})\nvalues.shape: torch.Size({})\n", llm::shape(keys), llm::shape(values));
+  fmt::print("{}\n", llm::show(query_2.dot(keys[1])));  // attn_score_22
+  const auto attn_scores_2 = query_2.matmul(keys.t());  // [t]
+  fmt::print("{}\n", llm::show(attn_scores_2));
+  const double d_k = static_cast<double>(keys.size(1));
+  const auto attn_weights_2 = torch::softmax(attn_scores_2 / std::sqrt(d_k), -1);
+  fmt::print("{}\n", llm::show(attn_weights_2));
+  fmt::print("{}\n", llm::show(attn_weights_2.matmul(values)));  // context_vec_2
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch03-02-self-attention", "SelfAttentionV1 and V2 on the lesson's sentence");
+  auto options = llm::cli::options("ch03-02-self-attention", "Self-attention step by step, then SelfAttention_v1 and v2");
   llm::add_attention_flags(options);
-  options.add_options()("version", "1: raw weight matrices, 2: Linear layers", cxxopts::value<int>()->default_value("1"));
+  options.add_options()("version", "The module whose run --save-outputs records: 1 or 2",
+                        cxxopts::value<int>()->default_value("1"))(
+      "v2-seed", "Seed of SelfAttention_v2's weights (the lesson's 789)",
+      cxxopts::value<uint64_t>()->default_value("789"));
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);
     const auto o = llm::attention_options(args);
     const int version = args["version"].as<int>();
-    if (version != 1 && version != 2) throw llm::Error(fmt::format("--version must be 1 or 2, got {}", version));
+    if (version != 1 && version != 2) throw llm::cli::BadFlagValue(fmt::format("--version must be 1 or 2, got {}", version));
+    const uint64_t seed = llm::cli::seed(args), v2_seed = args["v2-seed"].as<uint64_t>();
 
-    const auto run = [&](auto module, const std::string& kind) {
+    const auto run = [&](auto module, const std::string& kind, uint64_t module_seed, bool record) {
       module->to(device);
       const auto x = llm::attention_input({o.context_length(), o.d_in()}).to(device);  // [t, d_in]
-      const auto out = module->forward(x);                                    // [t, d_out]
-      for (const auto& p : module->named_parameters()) fmt::print("{}:\n{}\n", p.key(), llm::show(p.value()));
-      fmt::print("Context vectors ({} x {}):\n{}\n", out.size(0), out.size(1), llm::show(out));
-      if (args.count("save-outputs") != 0) {
+      const auto out = module->forward(x);                                              // [t, d_out]
+      fmt::print("{}\n", llm::show(out));
+      if (record && args.count("save-outputs") != 0) {
         llm::save_tensors(args["save-outputs"].as<std::string>(),
-                          llm::record_attention_run(kind, llm::cli::seed(args), o, module, x, out));
+                          llm::record_attention_run(kind, module_seed, o, module, x, out));
       }
     };
-    if (version == 1) {
-      run(llm::SelfAttentionV1(o), "self_attention_v1");
-    } else {
-      run(llm::SelfAttentionV2(o), "self_attention_v2");
-    }
+    torch::manual_seed(seed);
+    step_by_step(llm::attention_input({o.context_length(), o.d_in()}).detach(), o.d_out());
+    torch::manual_seed(seed);
+    run(llm::SelfAttentionV1(o), "self_attention_v1", seed, version == 1);
+    torch::manual_seed(v2_seed);
+    run(llm::SelfAttentionV2(o), "self_attention_v2", v2_seed, version == 2);
   });
 }

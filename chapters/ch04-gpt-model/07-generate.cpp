@@ -18,9 +18,9 @@ int main(int argc, char** argv) {
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     const auto prompt = args["prompt"].as<std::string>();
-    if (prompt.empty()) throw llm::Error("--prompt is empty; expected some text to continue");
+    if (prompt.empty()) throw llm::cli::BadFlagValue("--prompt is empty; expected some text to continue");
     const int64_t max_new_tokens = args["max-new-tokens"].as<int64_t>();
-    if (max_new_tokens < 0) throw llm::Error(fmt::format("--max-new-tokens must be >= 0, got {}", max_new_tokens));
+    if (max_new_tokens < 0) throw llm::cli::BadFlagValue(fmt::format("--max-new-tokens must be >= 0, got {}", max_new_tokens));
     auto model = llm::model_from_flags(args);
     model->eval();
     auto encoded = llm::text_to_token_ids(tokenizer, prompt);  // [1, n]

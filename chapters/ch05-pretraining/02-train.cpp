@@ -118,10 +118,11 @@ int main(int argc, char** argv) {
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto when = args["progress"].as<std::string>();
     if (when != "auto" && when != "always" && when != "never") {
-      throw llm::Error(fmt::format("--progress must be auto, always or never, got '{}'", when));
+      throw llm::cli::BadFlagValue(fmt::format("--progress must be auto, always or never, got '{}'", when));
     }
+    const auto run = llm::training_run_from_flags(args);  // every flag checked before the data loads
     const auto tokenizer = llm::BpeTokenizer::gpt2();
-    const auto trainer = llm::trainer_from_flags(args, tokenizer);
+    const auto trainer = llm::make_trainer(run, args, tokenizer);
     // In a data-parallel run rank 0 speaks for all; the others print only their errors.
     if (!trainer->is_main()) std::freopen("/dev/null", "w", stdout);
     print_run(*trainer);

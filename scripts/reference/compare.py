@@ -19,6 +19,7 @@ import sys
 import torch
 
 import attention
+import ch02_data_loader
 import ch02_simple_tokenizer as simple
 import ch05_train
 from common import GOLDEN, TOLERANCES, closeness, data_file
@@ -88,17 +89,27 @@ def bpe_tokenizer(saved, seed):
     sys.exit("compare: the ids are not of a book the tiktoken golden knows; nothing to compare")
 
 
-@step("ch02-04-data-sampling", ["inputs_0", "targets_0"])
+@step("ch02-04-data-sampling", ["input", "max_length", "stride", "batch_size", "shuffle", "drop_last",
+                                 "inputs_0", "targets_0"])
 def data_sampling(saved, seed):
-    # Targets are the inputs shifted by one within each window; the token ids
-    # themselves are checked against tiktoken by the BPE tests.
+    """Lesson 2.6's create_dataloader_v1 on the same text with the same settings: the
+    batches the executable showed, then the lesson's batch of 8 with stride max_length."""
+    raw_text = read_text(bytes(saved["input"].tolist()).decode())
+    token_ids = gpt2_bpe.Encoder().encode(raw_text)
+    max_length, stride = int(saved["max_length"]), int(saved["stride"])
+    torch.manual_seed(seed)
+    loader = torch.utils.data.DataLoader(ch02_data_loader.GPTDatasetV1(token_ids, max_length, stride),
+                                         batch_size=int(saved["batch_size"]), shuffle=bool(saved["shuffle"]),
+                                         drop_last=bool(saved["drop_last"]))
     out = {}
-    for key in saved:
-        if key.startswith("inputs_"):
-            n = key.split("_")[1]
-            out[f"targets_{n}"] = saved[f"targets_{n}"]
-            out[key] = saved[key]
-            assert torch.equal(saved[key][:, 1:], saved[f"targets_{n}"][:, :-1]), f"{key}: targets are not shifted"
+    shown = sum(1 for key in saved if key.startswith("inputs_"))
+    for n, (inputs, targets) in zip(range(shown), loader):
+        out[f"inputs_{n}"], out[f"targets_{n}"] = inputs, targets
+    wide = torch.utils.data.DataLoader(ch02_data_loader.GPTDatasetV1(token_ids, max_length, max_length), batch_size=8,
+                                       shuffle=False, drop_last=bool(saved["drop_last"]))
+    for inputs, targets in wide:
+        out["wide_inputs"], out["wide_targets"] = inputs, targets
+        break
     return out
 
 
@@ -154,24 +165,29 @@ def shortcuts(saved, seed):
     return out
 
 
+def layer_norm_lesson():
+    """Lesson 4.2 as the notebook runs it, right after torch.manual_seed(123)."""
+    batch_example = torch.randn(2, 5)
+    layer = torch.nn.Sequential(torch.nn.Linear(5, 6), torch.nn.ReLU())
+    out = layer(batch_example)
+    mean = out.mean(dim=-1, keepdim=True)
+    var = out.var(dim=-1, keepdim=True)
+    out_norm = (out - mean) / torch.sqrt(var)
+    ln = gpt.LayerNorm(emb_dim=6)
+    return {"batch_example": batch_example, "out": out, "mean": mean, "var": var, "out_norm": out_norm,
+            "out_ln": ln(out)}
+
+
 def model_run(saved, seed):
     """Replays a chapter-4 run in PyTorch, step by step as the executable ran it."""
     kind = bytes(saved["kind"].tolist()).decode()
-    cfg = gpt.config_from(saved)
     torch.manual_seed(seed)
+    if kind == "layer_norm":
+        return layer_norm_lesson()
+    cfg = gpt.config_from(saved)
     if kind == "dummy_gpt":
         model = gpt.DummyGPTModel(cfg)
         return {"logits": model(saved["inputs"])}
-    if kind == "layer_norm":
-        batch_example = torch.randn(2, 5)
-        layer = torch.nn.Sequential(torch.nn.Linear(5, 6), torch.nn.ReLU())
-        out = layer(batch_example)
-        mean, var = out.mean(dim=-1, keepdim=True), out.var(dim=-1, keepdim=True, unbiased=False)
-        out_ln = gpt.LayerNorm(5)(batch_example)
-        ln_model = gpt.LayerNorm(cfg["emb_dim"])
-        x = torch.rand(2, 3, cfg["emb_dim"])
-        return {"batch_example": batch_example, "out": out, "out_norm": (out - mean) / torch.sqrt(var),
-                "out_ln": out_ln, "x": x, "y": ln_model(x)}
     if kind == "feed_forward":
         points = torch.linspace(-3, 3, 7)
         ff = gpt.FeedForward(cfg)

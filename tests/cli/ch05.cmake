@@ -11,10 +11,10 @@ llm_cli_test(ch05-02:plot 0 "Plot: .*losses.png" NEEDS ${VERDICT} ${GPT2}
 llm_cli_test(ch05-02:train-config-unknown-key 1 "train-unknown-key.json': unknown key 'epochs'"
              COMMAND ch05-02-train --train-config ${BADCFG}/train-unknown-key.json)
 llm_cli_test(ch05-02:train-config-malformed 1 "malformed.json': not valid JSON" COMMAND ch05-02-train --train-config ${BADCFG}/malformed.json)
-llm_cli_test(ch05-02:zero-batch 1 "batch_size must be positive, got 0" COMMAND ch05-02-train --batch-size 0)
-llm_cli_test(ch05-02:negative-lr 1 "lr must be positive, got -0.1" COMMAND ch05-02-train --lr -0.1)
-llm_cli_test(ch05-02:negative-stride 1 "stride must be positive" COMMAND ch05-02-train --stride -4)
-llm_cli_test(ch05-02:bad-progress 1 "--progress must be auto, always or never, got 'sometimes'"
+llm_cli_test(ch05-02:zero-batch 2 "batch_size must be positive, got 0" COMMAND ch05-02-train --batch-size 0)
+llm_cli_test(ch05-02:negative-lr 2 "lr must be positive, got -0.1" COMMAND ch05-02-train --lr -0.1)
+llm_cli_test(ch05-02:negative-stride 2 "stride must be positive" COMMAND ch05-02-train --stride -4)
+llm_cli_test(ch05-02:bad-progress 2 "--progress must be auto, always or never, got 'sometimes'"
              COMMAND ch05-02-train --progress sometimes)
 llm_cli_test(ch05-02:text-too-short 1 "needs context_length \\+ 1 = 65" NEEDS ${GPT2}
              COMMAND ch05-02-train ${TINY_RUN} --data ${FIXTURES}/short.txt --out-dir ${RUNS}/short)
@@ -26,34 +26,34 @@ llm_cli_test(ch05-02:resume-state-dict 1 "is not a training checkpoint" NEEDS ${
              COMMAND ch05-02-train --resume ${PROJECT_SOURCE_DIR}/tests/golden/micro-state-dict.pt)
 llm_cli_test(ch05-02:resume-not-an-archive 1 "not a torch.save archive" NEEDS ${GPT2}
              COMMAND ch05-02-train --resume ${FIXTURES}/binary.bin)
-llm_cli_test(ch05-02:resume-with-config 1 "leave out --train-config and --config" NEEDS ${GPT2}
+llm_cli_test(ch05-02:resume-with-config 2 "leave out --train-config and --config" NEEDS ${GPT2}
              COMMAND ch05-02-train --resume x.pt --config ${CFG}/tiny.json)
 foreach(signal INT TERM)
   add_test(NAME cli:ch05-02:sig${signal}-saves-and-resumes
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/interrupt.sh ${BIN} ${signal} ${RUNS}/sig${signal}
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-  set_tests_properties(cli:ch05-02:sig${signal}-saves-and-resumes PROPERTIES LABELS cli SKIP_REGULAR_EXPRESSION "LLM-SKIP:")
+  set_tests_properties(cli:ch05-02:sig${signal}-saves-and-resumes PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
 endforeach()
 add_test(NAME cli:ch05-02:sigkill-at-random-points-resumes-to-the-same-losses
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/sigkill.sh ${BIN} ${RUNS}/sigkill
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch05-02:sigkill-at-random-points-resumes-to-the-same-losses PROPERTIES
-                     LABELS "cli;robustness" SKIP_REGULAR_EXPRESSION "LLM-SKIP:" TIMEOUT 900)
+                     LABELS "cli;robustness" SKIP_RETURN_CODE 77 TIMEOUT 900)
 llm_cli_test(ch05-03:lesson-draws 0 "582 x forward"
              NEEDS ${GPT2} COMMAND ch05-03-sampling --config ${CFG}/tiny.json)
-llm_cli_test(ch05-03:bad-temperature 1 "temperature must be a finite number >= 0, got -1" NEEDS ${GPT2}
+llm_cli_test(ch05-03:bad-temperature 2 "temperature must be a finite number >= 0, got -1" NEEDS ${GPT2}
              COMMAND ch05-03-sampling --config ${CFG}/tiny.json --temperature -1)
 llm_cli_test(generate:untrained 0 "^Every effort moves you" NEEDS ${GPT2}
              COMMAND generate --config ${CFG}/tiny.json --max-new-tokens 5 --temperature 1 --top-k 5)
 llm_cli_test(generate:absent-device 2 "--device cuda:99: (this LibTorch has no CUDA|there are [0-9]+ CUDA devices)"
              COMMAND generate --device cuda:99)
 llm_cli_test(generate:missing-checkpoint 1 "nope.pt': not found" NEEDS ${GPT2} COMMAND generate --checkpoint nope.pt)
-llm_cli_test(generate:checkpoint-and-config 1 "leave out --config and --load-state-dict" NEEDS ${GPT2}
+llm_cli_test(generate:checkpoint-and-config 2 "leave out --config and --load-state-dict" NEEDS ${GPT2}
              COMMAND generate --checkpoint x.pt --config ${CFG}/tiny.json)
-llm_cli_test(generate:bad-top-k 1 "top_k must be >= 0, got -3" NEEDS ${GPT2} COMMAND generate --top-k -3)
+llm_cli_test(generate:bad-top-k 2 "top_k must be >= 0, got -3" NEEDS ${GPT2} COMMAND generate --top-k -3)
 llm_cli_test(generate:bad-eos 1 "eos_id must be a token id below the vocabulary size 50257, got 60000" NEEDS ${GPT2}
              COMMAND generate --config ${CFG}/tiny.json --eos-id 60000)
-llm_cli_test(generate:empty-prompt 1 "--prompt is empty" NEEDS ${GPT2} COMMAND generate --prompt=)
+llm_cli_test(generate:empty-prompt 2 "--prompt is empty" NEEDS ${GPT2} COMMAND generate --prompt=)
 llm_cli_test(generate:help 0 "Usage:" COMMAND generate --help)
 llm_cli_test(generate:unknown-flag 2 "Option 'bogus' does not exist" COMMAND generate --bogus)
 
@@ -70,10 +70,15 @@ add_test(NAME cli:ch05-02:distributed-two-ranks-equal-one-at-twice-the-batch
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/distributed.sh ${BIN} ${RUNS}/distributed
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch05-02:distributed-two-ranks-equal-one-at-twice-the-batch PROPERTIES
-                     LABELS "cli;distributed" SKIP_REGULAR_EXPRESSION "LLM-SKIP:" TIMEOUT 600)
+                     LABELS "cli;distributed" SKIP_RETURN_CODE 77 TIMEOUT 600)
+# Bad flag values exit 2 before any data is read (these run without the data).
+llm_cli_test(ch05-02:distributed-zero-timeout 2 "--dist-timeout must be positive, got 0"
+             COMMAND ch05-02-train --world-size 2 --dist-timeout 0)
+llm_cli_test(ch05-02:distributed-port-out-of-range 2 "master port must be in 1..65535, got 99999"
+             COMMAND ch05-02-train --world-size 2 --master-port 99999)
 llm_cli_test(ch05-02:distributed-bad-world-size 2 "--world-size: 'two' is not a valid value"
              COMMAND ch05-02-train --world-size two)
-llm_cli_test(ch05-02:distributed-rank-outside-world 1 "rank must be in 0..1 \\(world size 2\\), got 2" NEEDS ${GPT2}
+llm_cli_test(ch05-02:distributed-rank-outside-world 2 "rank must be in 0..1 \\(world size 2\\), got 2" NEEDS ${GPT2}
              COMMAND ch05-02-train --config ${CFG}/tiny.json --world-size 2 --rank 2)
 llm_cli_test(ch05-02:distributed-no-rank-0 1 "rank 1: the rendezvous at 127.0.0.1:29431 failed within 2 s"
              NEEDS ${GPT2} ${VERDICT}

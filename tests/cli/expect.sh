@@ -6,13 +6,13 @@
 # Passes when COMMAND exits with CODE within 300 s, its output (stdout and stderr)
 # matches the extended REGEX, and nothing crashed or printed a C++ stack trace. A
 # failing command must say why on exactly one stderr line. When a data file is
-# missing the test prints LLM-SKIP and ctest reports it skipped.
+# missing the test exits 77 before running anything, and ctest reports it skipped.
 set -uo pipefail
 code="$1" regex="$2"
 shift 2
 data_dir="${LLM_DATA_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/data}"
 while [ "$1" = "--needs" ]; do
-  [ -f "$data_dir/$2" ] || { echo "LLM-SKIP: $data_dir/$2 is missing; run scripts/fetch-data.sh"; exit 0; }
+  [ -f "$data_dir/$2" ] || { echo "skipped: $data_dir/$2 is missing; run scripts/fetch-data.sh"; exit 77; }
   shift 2
 done
 [ "$1" = "--" ] && shift

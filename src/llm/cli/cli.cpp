@@ -127,6 +127,9 @@ int run(cxxopts::Options& options, int argc, char** argv,
   } catch (const cxxopts::exceptions::exception& e) {
     spdlog::error("{} (see --help)", flag_error(e, argc, argv));
     return kBadFlags;
+  } catch (const BadFlagValue& e) {
+    spdlog::error("{} (see --help)", e.what());
+    return kBadFlags;
   } catch (const Stopped& e) {
     spdlog::warn("{}", e.what());
     return e.exit_code;

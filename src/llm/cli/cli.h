@@ -7,6 +7,8 @@
 #include <functional>
 #include <string>
 
+#include "llm/util/error.h"
+
 namespace llm::cli {
 
 /// Exit codes of every executable.
@@ -16,10 +18,12 @@ enum Exit : int { kOk = 0, kFailed = 1, kBadFlags = 2 };
 /// --threads and --device.
 cxxopts::Options options(const std::string& program, const std::string& description);
 
-/// Parses the flags, sets LibTorch's intra-op threads (--threads) and seeds its global
-/// generator (--seed), runs `body`, and
-/// turns what goes wrong into one line on stderr and an exit code: bad flags 2, bad
-/// input or any other failure 1, an llm::Stopped its exit code. --help prints the usage and exits 0.
+/// A flag's value that cannot be used (--batch-size 0, --dist-timeout 0): an
+/// llm::Error that run() reports as a flag error, exit 2.
+struct BadFlagValue : Error {
+  using Error::Error;
+};
+
 /// The device of --device: "auto" is the first CUDA device when this LibTorch was
 /// built with CUDA and sees a GPU, else the CPU; "cpu"; "cuda" or "cuda:N". Asking
 /// for CUDA where there is none is a flag error.
@@ -28,6 +32,10 @@ c10::Device device(const cxxopts::ParseResult& args);
 /// The seed of --seed.
 uint64_t seed(const cxxopts::ParseResult& args);
 
+/// Parses the flags, sets LibTorch's intra-op threads (--threads) and seeds its global
+/// generator (--seed), runs `body`, and turns what goes wrong into one line on stderr
+/// and an exit code: bad flags or flag values 2, bad input or any other failure 1, an
+/// llm::Stopped its exit code. --help prints the usage and exits 0.
 int run(cxxopts::Options& options, int argc, char** argv,
         const std::function<void(const cxxopts::ParseResult&)>& body);
 

@@ -54,7 +54,11 @@ SamplingOptions sampling_from_flags(const cxxopts::ParseResult& args) {
                      .temperature(args["temperature"].as<double>())
                      .top_k(args["top-k"].as<int64_t>());
   if (args.count("eos-id") != 0) options.eos_id(args["eos-id"].as<int64_t>());
-  options.validate();
+  try {
+    options.validate();
+  } catch (const Error& e) {
+    throw cli::BadFlagValue(e.what());
+  }
   return options;
 }
 

@@ -51,7 +51,7 @@ std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::Pa
   const auto world_size = flag_or_environment(args, "world-size", env.world_size);
   if (!world_size) return std::nullopt;
   const int64_t timeout = args["dist-timeout"].as<int64_t>();
-  if (timeout <= 0) throw Error(fmt::format("--dist-timeout must be positive, got {}", timeout));
+  if (timeout <= 0) throw cli::BadFlagValue(fmt::format("--dist-timeout must be positive, got {}", timeout));
   DistributedConfig config;
   config.world_size = *world_size;
   config.rank = flag_or_environment(args, "rank", env.rank).value_or(0);
@@ -60,7 +60,11 @@ std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::Pa
   config.master_addr = args.count("master-addr") != 0 ? args["master-addr"].as<std::string>()
                                                       : env.master_addr.value_or(config.master_addr);
   config.timeout = std::chrono::seconds(timeout);
-  config.validate();
+  try {
+    config.validate();
+  } catch (const Error& e) {
+    throw cli::BadFlagValue(e.what());  // a flag's value, or its environment variable's
+  }
   return config;
 }
 
@@ -95,7 +99,12 @@ void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args) {
     config.seed = static_cast<int64_t>(args["seed"].as<uint64_t>());
     changed = true;
   }
-  if (changed) config.validate("flags");  // the file's values were checked when it was read
+  if (!changed) return;  // the file's values were checked when it was read
+  try {
+    config.validate("flags");
+  } catch (const Error& e) {
+    throw cli::BadFlagValue(e.what());
+  }
 }
 
 void add_run_flags(cxxopts::Options& options, const std::string& default_train_config) {
@@ -109,44 +118,44 @@ void add_run_flags(cxxopts::Options& options, const std::string& default_train_c
 
 namespace {
 
-// The process group of a data-parallel run (null for one process), and the device:
-// with --device cuda, each rank takes the GPU of its local rank.
-std::shared_ptr<ProcessGroup> group_from_flags(const cxxopts::ParseResult& args) {
-  const auto config = distributed_config_from_flags(args);
-  return config ? std::make_shared<ProcessGroup>(*config) : nullptr;
-}
-
-torch::Device run_device(const cxxopts::ParseResult& args, const std::shared_ptr<ProcessGroup>& group) {
+// With --device cuda, each rank of a data-parallel run takes the GPU of its local rank.
+torch::Device run_device(const cxxopts::ParseResult& args, const std::optional<DistributedConfig>& distributed) {
   const auto device = cli::device(args);
-  if (!group || !device.is_cuda() || device.has_index()) return device;
-  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(group->config().local_rank));
+  if (!distributed || !device.is_cuda() || device.has_index()) return device;
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(distributed->local_rank));
 }
 
 }  // namespace
 
-std::unique_ptr<Trainer> trainer_from_flags(const cxxopts::ParseResult& args, const BpeTokenizer& tokenizer) {
-  // A run of these configs on their data, as one rank when the flags say so.
-  const auto new_trainer = [&](const TrainConfig& config, const GPTConfig& model_config) {
-    auto data = load_train_val(config, model_config.context_length, tokenizer);
-    auto group = group_from_flags(args);
-    const auto device = run_device(args, group);
-    return std::make_unique<Trainer>(config, model_config, std::move(data), tokenizer, device, std::move(group));
-  };
+TrainingRun training_run_from_flags(const cxxopts::ParseResult& args) {
+  TrainingRun run;
+  run.distributed = distributed_config_from_flags(args);
   if (args.count("resume") == 0) {
-    auto config = load_train_config(args["train-config"].as<std::string>());
-    apply_train_flags(config, args);
-    return new_trainer(config, load_gpt_config(model_config_path(config)));
+    run.config = load_train_config(args["train-config"].as<std::string>());
+    apply_train_flags(run.config, args);
+    run.model_config = load_gpt_config(model_config_path(run.config));
+    return run;
   }
   if (args.count("train-config") != 0 || args.count("config") != 0) {
-    throw Error("--resume continues the checkpoint's run with its own settings and model; leave out --train-config "
-                "and --config (other flags change the settings)");
+    throw cli::BadFlagValue(
+        "--resume continues the checkpoint's run with its own settings and model; leave out --train-config "
+        "and --config (other flags change the settings)");
   }
-  const auto path = args["resume"].as<std::string>();
-  const auto checkpoint = load_checkpoint(path);
-  auto config = checkpoint_train_config(checkpoint, path);
-  apply_train_flags(config, args);
-  auto trainer = new_trainer(config, checkpoint_model_config(checkpoint, path));
-  trainer->resume(checkpoint, path);
+  run.checkpoint_path = args["resume"].as<std::string>();
+  run.checkpoint = load_checkpoint(run.checkpoint_path);
+  run.config = checkpoint_train_config(run.checkpoint, run.checkpoint_path);
+  apply_train_flags(run.config, args);
+  run.model_config = checkpoint_model_config(run.checkpoint, run.checkpoint_path);
+  return run;
+}
+
+std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, const cxxopts::ParseResult& args,
+                                      const BpeTokenizer& tokenizer) {
+  auto data = load_train_val(run.config, run.model_config.context_length, tokenizer);
+  auto group = run.distributed ? std::make_shared<ProcessGroup>(*run.distributed) : nullptr;
+  auto trainer = std::make_unique<Trainer>(run.config, run.model_config, std::move(data), tokenizer,
+                                           run_device(args, run.distributed), std::move(group));
+  if (!run.checkpoint.empty()) trainer->resume(run.checkpoint, run.checkpoint_path);
   return trainer;
 }
 
@@ -159,7 +168,7 @@ void add_trained_model_flags(cxxopts::Options& options) {
 GPTModel trained_model_from_flags(const cxxopts::ParseResult& args) {
   if (args.count("checkpoint") == 0) return model_from_flags(args);
   if (args.count("config") != 0 || args.count("load-state-dict") != 0) {
-    throw Error("--checkpoint holds its own config and weights; leave out --config and --load-state-dict");
+    throw cli::BadFlagValue("--checkpoint holds its own config and weights; leave out --config and --load-state-dict");
   }
   const auto path = args["checkpoint"].as<std::string>();
   const auto checkpoint = load_checkpoint(path);

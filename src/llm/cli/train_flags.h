@@ -28,9 +28,25 @@ std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::Pa
 /// --train-config FILE and --resume FILE, plus one flag per run setting.
 void add_run_flags(cxxopts::Options& options, const std::string& default_train_config = "train-lesson.json");
 
-/// A new run from --train-config and the flags, or with --resume the checkpoint's run
-/// continued, its settings changed by the flags given (e.g. more --num-epochs).
-std::unique_ptr<Trainer> trainer_from_flags(const cxxopts::ParseResult& args, const BpeTokenizer& tokenizer);
+/// The run the flags ask for, its settings validated: a new run from --train-config
+/// and the flags, or with --resume the checkpoint's run continued, its settings
+/// changed by the flags given (e.g. more --num-epochs). Reads no training data, so
+/// that a bad flag is reported before anything slow is loaded.
+struct TrainingRun {
+  TrainConfig config;
+  GPTConfig model_config;
+  /// Set for a data-parallel run.
+  std::optional<DistributedConfig> distributed;
+  /// The checkpoint to continue, and its file; empty for a new run.
+  NamedTensors checkpoint;
+  std::string checkpoint_path;
+};
+TrainingRun training_run_from_flags(const cxxopts::ParseResult& args);
+
+/// A trainer for `run`: its text read, split and windowed, its process group joined,
+/// its state restored from the checkpoint. `tokenizer` must outlive it.
+std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, const cxxopts::ParseResult& args,
+                                      const BpeTokenizer& tokenizer);
 
 /// --checkpoint FILE, plus the model flags (--config, --load-state-dict, ...).
 void add_trained_model_flags(cxxopts::Options& options);

@@ -2,12 +2,28 @@
 
 #include <torch/torch.h>
 
+#include <optional>
 #include <string>
 
 namespace llm {
 
-/// A tensor as LibTorch prints it, for the lessons' printouts.
-std::string show(const torch::Tensor& tensor);
+/// PyTorch's print options (torch.set_printoptions), with its defaults.
+struct PrintOptions {
+  /// Digits after the point.
+  int precision = 4;
+  /// Elements above which only the first and last `edgeitems` of each dimension show.
+  int64_t threshold = 1000;
+  int64_t edgeitems = 3;
+  int64_t linewidth = 80;
+  /// Scientific notation on or off; unset, it is chosen from the values as PyTorch does.
+  std::optional<bool> sci_mode;
+};
+
+/// A tensor exactly as PyTorch's print() shows it, so that a lesson's printout and
+/// ours read the same: "tensor([[0.2260, 0.3470],\n        [0.2133, 0.2394]],
+/// grad_fn=<ReluBackward0>)", with the dtype suffix for other than float32, int64
+/// and bool, and the device suffix off the CPU.
+std::string show(const torch::Tensor& tensor, const PrintOptions& options = {});
 
 /// Token ids on one line: "[15496, 11, 314]".
 std::string show_ids(const torch::Tensor& ids);

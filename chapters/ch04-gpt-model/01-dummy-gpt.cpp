@@ -18,11 +18,11 @@ int main(int argc, char** argv) {
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     const auto batch = torch::cat({llm::text_to_token_ids(tokenizer, "Every effort moves you"),
                                    llm::text_to_token_ids(tokenizer, "Every day holds a")}).to(device);  // [2, 4]
+    fmt::print("{}\n", llm::show(batch));
     llm::DummyGPTModel model(config);
     model->to(device);
     const auto logits = model->forward(batch);  // [2, 4, vocab_size]
-    fmt::print("Token ids:\n{}\nLogits {}; the first 5 of each row:\n{}\n", llm::show(batch), llm::shape(logits),
-               llm::show(logits.slice(2, 0, 5)));
+    fmt::print("Output shape: {}\n{}\n", llm::torch_size(logits), llm::show(logits));
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("dummy_gpt", llm::cli::seed(args), config);
       archive.insert(archive.end(), {{"inputs", batch}, {"logits", logits}});

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
       for (const auto& p : model->named_parameters()) {
         if (p.key().find("weight") == std::string::npos) continue;
         means.push_back(p.value().grad().abs().mean().item<double>());
-        fmt::print("  {} has gradient mean of {}\n", p.key(), means.back());
+        fmt::print("{} has gradient mean of {}\n", p.key(), means.back());
       }
       archive.emplace_back(shortcut ? "grad_means_with" : "grad_means_without", torch::tensor(means));
     }

@@ -18,8 +18,7 @@ int main(int argc, char** argv) {
     llm::TransformerBlock block(config);
     block->to(device);
     const auto output = block(x);  // [2, 4, emb_dim]
-    fmt::print("Input shape: {}\nOutput shape: {}\nParameters: {}\n", llm::shape(x), llm::shape(output),
-               llm::parameter_count(*block));
+    fmt::print("Input shape: {}\nOutput shape: {}\n", llm::torch_size(x), llm::torch_size(output));
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("transformer_block", llm::cli::seed(args), config);
       archive.insert(archive.end(), {{"input", x}, {"output", output}});

@@ -20,16 +20,17 @@ int main(int argc, char** argv) {
     auto model = llm::model_from_flags(args);
     if (args.count("eval") != 0) model->eval();
     const auto logits = model->forward(batch);  // [2, 4, vocab_size]
-    fmt::print("Input batch:\n{}\nOutput shape: {}; the first 5 logits of each row:\n{}\n", llm::show(batch),
-               llm::shape(logits), llm::show(logits.slice(2, 0, 5)));
+    fmt::print("Input batch:\n {}\n\nOutput shape: {}\n{}\n", llm::show(batch), llm::torch_size(logits),
+               llm::show(logits));
 
-    const int64_t total = llm::parameter_count(*model);
-    const int64_t head = model->out_head->weight.numel();
-    fmt::print("Total parameters: {}\n", total);
-    fmt::print("Token embedding {}, output head {}\n", llm::shape(model->tok_emb->weight),
-               llm::shape(model->out_head->weight));
-    fmt::print("Parameters with the output head tied to the token embedding: {}\n", total - head);
-    fmt::print("Size at float32: {:.2f} MB\n", static_cast<double>(total) * 4 / (1024.0 * 1024.0));
+    const int64_t total_params = llm::parameter_count(*model);
+    fmt::print("Total number of parameters: {}\n", llm::thousands(total_params));
+    fmt::print("Token embedding layer shape: {}\nOutput layer shape: {}\n", llm::torch_size(model->tok_emb->weight),
+               llm::torch_size(model->out_head->weight));
+    // GPT-2 ties the output head to the token embedding: the same matrix, counted once.
+    const int64_t total_params_gpt2 = total_params - model->out_head->weight.numel();
+    fmt::print("Number of trainable parameters considering weight tying: {}\n", llm::thousands(total_params_gpt2));
+    fmt::print("Total size of the model: {:.2f} MB\n", static_cast<double>(total_params) * 4 / (1024.0 * 1024.0));
     llm::save_state_dict_flag(args, model);
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("gpt_model", llm::cli::seed(args), model->config);

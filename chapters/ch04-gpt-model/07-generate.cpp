@@ -1,4 +1,5 @@
-// Lesson 4.7: greedy text generation with an untrained GPT: the ids and the text.
+// Lesson 4.7: greedy text generation with the untrained GPT of 4.6 (seed 123): the ids
+// and the text. With --load-state-dict, the same with trained weights.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -13,7 +14,7 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-07-generate", "Greedy generation from a prompt");
   llm::add_model_flags(options);
   options.add_options()("prompt", "Text to continue", cxxopts::value<std::string>()->default_value("Hello, I am"))(
-      "max-new-tokens", "Tokens to generate", cxxopts::value<int64_t>()->default_value("10"));
+      "max-new-tokens", "Tokens to generate", cxxopts::value<int64_t>()->default_value("6"));
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto tokenizer = llm::BpeTokenizer::gpt2();
@@ -22,16 +23,22 @@ int main(int argc, char** argv) {
     const int64_t max_new_tokens = args["max-new-tokens"].as<int64_t>();
     if (max_new_tokens < 0) throw llm::cli::BadFlagValue(fmt::format("--max-new-tokens must be >= 0, got {}", max_new_tokens));
     auto model = llm::model_from_flags(args);
-    model->eval();
+    if (args.count("load-state-dict") == 0) {
+      fmt::print("(untrained: random weights of --seed {}; --load-state-dict FILE loads trained ones)\n",
+                 llm::cli::seed(args));
+    }
     auto encoded = llm::text_to_token_ids(tokenizer, prompt);  // [1, n]
+    fmt::print("encoded: {}\n", llm::show_ids(encoded));
+    fmt::print("encoded_tensor.shape: {}\n", llm::torch_size(encoded));
     const int64_t context = model->config.context_length;
     if (encoded.size(1) > context) {
-      fmt::print("The prompt has {} tokens. only its last {} (context_length) are used.\n", encoded.size(1), context);
+      fmt::print("The prompt has {} tokens; only its last {} (context_length) are used.\n", encoded.size(1), context);
       encoded = encoded.slice(1, encoded.size(1) - context);
     }
+    model->eval();  // disable dropout
     const auto out = llm::generate_text_simple(model, encoded, max_new_tokens, context);  // [1, n + new]
-    fmt::print("Prompt ids: {}\nOutput ids: {}\nOutput length: {}\nText: {}\n", llm::show_ids(encoded),
-               llm::show_ids(out), out.size(1), llm::token_ids_to_text(tokenizer, out));
+    fmt::print("Output: {}\nOutput length: {}\n", llm::show(out), out.size(1));
+    fmt::print("{}\n", llm::token_ids_to_text(tokenizer, out));
     llm::save_state_dict_flag(args, model);
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("generate", llm::cli::seed(args), model->config);

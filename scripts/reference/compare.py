@@ -189,7 +189,7 @@ def model_run(saved, seed):
         model = gpt.DummyGPTModel(cfg)
         return {"logits": model(saved["inputs"])}
     if kind == "feed_forward":
-        points = torch.linspace(-3, 3, 7)
+        points = torch.linspace(-3, 3, 100)  # the lesson's plot
         ff = gpt.FeedForward(cfg)
         x = torch.rand(2, 3, cfg["emb_dim"])
         return {"points": points, "gelu": gpt.GELU()(points), "input": x, "output": ff(x)} | gpt.fingerprints(ff)

@@ -165,6 +165,17 @@ std::string show_ids(const torch::Tensor& ids) {
 
 std::string shape(const torch::Tensor& tensor) { return fmt::format("[{}]", fmt::join(tensor.sizes(), ", ")); }
 
+std::string torch_size(const torch::Tensor& tensor) { return fmt::format("torch.Size({})", shape(tensor)); }
+
+std::string thousands(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
 int64_t parameter_count(const torch::nn::Module& module) {
   std::unordered_set<const void*> seen;
   int64_t count = 0;

@@ -31,6 +31,12 @@ std::string show_ids(const torch::Tensor& ids);
 /// "[2, 6, 4]"
 std::string shape(const torch::Tensor& tensor);
 
+/// A tensor's shape as PyTorch prints tensor.shape: "torch.Size([2, 6, 4])".
+std::string torch_size(const torch::Tensor& tensor);
+
+/// An integer with thousands separators, as Python's f"{n:,}": "163,009,536".
+std::string thousands(int64_t n);
+
 /// Trainable parameters of a module (shared tensors counted once).
 int64_t parameter_count(const torch::nn::Module& module);
 

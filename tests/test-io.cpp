@@ -6,6 +6,7 @@
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
+#include "llm/util/utf8.h"
 
 namespace fs = std::filesystem;
 
@@ -141,4 +142,21 @@ TEST_CASE("show prints a tensor exactly as PyTorch's print() does") {
   llm::PrintOptions fixed;
   fixed.sci_mode = false;
   CHECK(llm::show(torch::tensor({-5.9605e-08F, 1.9868e-08F}), fixed) == "tensor([    -0.0000,      0.0000])");
+}
+
+TEST_CASE("utf8_replace_invalid replaces what Python's decode(errors=\"replace\") replaces") {
+  // Expected: bytes.decode("utf-8", "replace").encode("utf-8") in Python 3.11.
+  const std::string r = "\xEF\xBF\xBD";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"a\xE2\x82" "b", "a" + r + "b"},
+      {"\xFF\xFE", r + r},
+      {"\xF0\x9F\x98\x80!", "\xF0\x9F\x98\x80!"},
+      {"\xED\xA0\x80x", r + r + r + "x"},
+      {"\xE0\x80\xAF", r + r + r},
+      {"\xF4\x90\x80\x80", r + r + r + r},
+      {"\xC3", r},
+      {"ok \xC3\xA9 \xE2\x82\xAC", "ok \xC3\xA9 \xE2\x82\xAC"}};
+  for (const auto& [bytes, expected] : cases) CHECK(llm::utf8_replace_invalid(bytes) == expected);
+  CHECK(llm::utf8_length("h\xC3\xA9llo \xE2\x82\xAC") == 7);
+  CHECK(llm::utf8_offset("h\xC3\xA9llo", 2) == 3);
 }

@@ -9,6 +9,7 @@
 #include "llm/cli/cli.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
+#include "llm/util/utf8.h"
 #include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
@@ -20,18 +21,24 @@ int main(int argc, char** argv) {
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);
     const auto tokenizer = llm::BpeTokenizer::gpt2();
-    llm::GPTModel model(llm::config_from_flags(args));
+    llm::GPTModel model(llm::config_from_flags(args));  // untrained: the seed's random weights
     model->to(device);
-    model->eval();
+    model->eval();  // disable dropout during inference
 
-    // "every effort moves" -> " effort moves you", "I really like" -> " really like chocolate"
+    // 5.1.1: what the untrained model makes of "Every effort moves you".
+    const auto generated = llm::generate_text_simple(
+        model, llm::text_to_token_ids(tokenizer, "Every effort moves you").to(device), 10, model->config.context_length);
+    fmt::print("Output text:\n {}\n", llm::token_ids_to_text(tokenizer, generated));
+
+    // 5.1.2: "every effort moves" -> " effort moves you", "I really like" -> " really like chocolate"
     const auto inputs = torch::tensor({16833, 3626, 6100, 40, 1107, 588}, torch::kLong).view({2, 3}).to(device);
     const auto targets = torch::tensor({3626, 6100, 345, 1107, 588, 11311}, torch::kLong).view({2, 3}).to(device);
     torch::NoGradGuard no_grad;
-    const auto logits = model->forward(inputs);             // [2, 3, vocab]
-    const auto probas = torch::softmax(logits, -1);         // [2, 3, vocab]
-    const auto token_ids = probas.argmax(-1, true);         // [2, 3, 1]
-    fmt::print("Probabilities shape: {}\nToken ids:\n{}\n", llm::shape(probas), llm::show(token_ids));
+    const auto logits = model->forward(inputs);      // [2, 3, vocab]
+    const auto probas = torch::softmax(logits, -1);  // [2, 3, vocab]
+    fmt::print("{}\n", llm::torch_size(probas));
+    const auto token_ids = probas.argmax(-1, /*keepdim=*/true);  // [2, 3, 1]
+    fmt::print("Token IDs:\n {}\n", llm::show(token_ids));
     fmt::print("Targets batch 1: {}\nOutputs batch 1: {}\n", llm::token_ids_to_text(tokenizer, targets[0]),
                llm::token_ids_to_text(tokenizer, token_ids[0].flatten()));
 
@@ -41,27 +48,42 @@ int main(int argc, char** argv) {
     const auto target_probas_2 = probas.index({1, positions, targets[1]});  // [3]
     fmt::print("Text 1: {}\nText 2: {}\n", llm::show(target_probas_1), llm::show(target_probas_2));
     const auto log_probas = torch::log(torch::cat({target_probas_1, target_probas_2}));  // [6]
+    fmt::print("{}\n", llm::show(log_probas));
     const auto avg_log_probas = log_probas.mean();
-    fmt::print("Log probabilities: {}\nAverage: {:.4f}\nNegative average (the loss): {:.4f}\n", llm::show(log_probas),
-               avg_log_probas.item<double>(), -avg_log_probas.item<double>());
+    fmt::print("{}\n{}\n", llm::show(avg_log_probas), llm::show(avg_log_probas * -1));
 
+    fmt::print("Logits shape: {}\nTargets shape: {}\n", llm::torch_size(logits), llm::torch_size(targets));
+    fmt::print("Flattened logits: {}\nFlattened targets: {}\n", llm::torch_size(logits.flatten(0, 1)),
+               llm::torch_size(targets.flatten()));
     const auto loss = llm::token_cross_entropy(logits, targets);
-    fmt::print("Logits flattened: {}, targets flattened: {}\n", llm::shape(logits.flatten(0, 1)),
-               llm::shape(targets.flatten()));
-    fmt::print("cross_entropy: {:.4f}\nPerplexity: {:.1f} (vocabulary: {})\n", loss.item<double>(),
-               llm::perplexity(loss.item<double>()), model->config.vocab_size);
+    fmt::print("{}\n{}\n", llm::show(loss), llm::show(torch::exp(loss)));  // the loss and the perplexity
 
-    // The whole text, split 90/10, in non-overlapping windows of the context length.
+    // 5.1.3: the whole text, split 90/10, in non-overlapping windows of the context length.
     llm::TrainConfig run;
     run.data = args["data"].as<std::string>();
-    const auto data = llm::load_train_val(run, model->config.context_length, tokenizer);
+    const auto text_data = llm::read_text_file(llm::data_path(run));
+    const int64_t total_characters = llm::utf8_length(text_data);
+    fmt::print("{}\n", text_data.substr(0, llm::utf8_offset(text_data, 99)));  // the first 99 characters
+    fmt::print("{}\n", text_data.substr(llm::utf8_offset(text_data, std::max<int64_t>(0, total_characters - 99))));
+    fmt::print("Characters: {}\nTokens: {}\n", total_characters, tokenizer.encode(text_data).size());
+    const auto data = llm::split_train_val(text_data, tokenizer, run, model->config.context_length, run.data);
     const llm::DataLoader train_loader(data.train, llm::DataLoaderOptions(run.batch_size));
     const llm::DataLoader val_loader(data.val, llm::DataLoaderOptions(run.batch_size).shuffle(false).drop_last(false));
-    fmt::print("Training tokens: {}, validation tokens: {}, all: {}\n", data.train_tokens, data.val_tokens,
-               data.train_tokens + data.val_tokens);
+    int64_t train_tokens = 0, val_tokens = 0;
+    fmt::print("Train loader:\n");
+    for (const auto& batch : train_loader) fmt::print("{} {}\n", llm::torch_size(batch.inputs), llm::torch_size(batch.targets));
+    fmt::print("\nValidation loader:\n");
+    for (const auto& batch : val_loader) fmt::print("{} {}\n", llm::torch_size(batch.inputs), llm::torch_size(batch.targets));
+    for (const auto& batch : train_loader) train_tokens += batch.inputs.numel();
+    for (const auto& batch : val_loader) val_tokens += batch.inputs.numel();
+    fmt::print("Training tokens: {}\nValidation tokens: {}\nAll tokens: {}\n", train_tokens, val_tokens,
+               train_tokens + val_tokens);
+
+    fmt::print("Using {} device.\n", device.str());
+    torch::manual_seed(123);  // as the lesson, for the shuffled order of the training batches
     const double train_loss = llm::calc_loss_loader(model, train_loader);
     const double val_loss = llm::calc_loss_loader(model, val_loader);
-    fmt::print("Training loss: {:.4f}\nValidation loss: {:.4f}\n", train_loss, val_loss);
+    fmt::print("Training loss: {}\nValidation loss: {}\n", train_loss, val_loss);
 
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("loss", llm::cli::seed(args), model->config);

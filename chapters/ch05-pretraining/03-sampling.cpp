@@ -1,12 +1,15 @@
 // Lesson 5.3: decoding strategies. Greedy choice, sampling, temperature scaling and
-// top-k on the lesson's nine-word vocabulary, then generation with a GPT.
+// top-k on the lesson's nine-word vocabulary, then generation with a GPT: the trained
+// one of --checkpoint (ch05-02-train writes runs/lesson/checkpoint.pt), or an untrained
+// one, which the output says.
 #include <fmt/format.h>
 
 #include <array>
 
+#include "llm/cli/cli.h"
 #include "llm/cli/model_flags.h"
 #include "llm/cli/train_flags.h"
-#include "llm/cli/cli.h"
+#include "llm/reference/recording.h"
 #include "llm/util/show.h"
 
 namespace {
@@ -14,12 +17,13 @@ namespace {
 const std::array<const char*, 9> kWords = {"closer", "every", "effort",  "forward", "inches",
                                            "moves",  "pizza", "toward", "you"};
 
-// How often each word comes in 1,000 draws from `probas`.
-void print_sampled_tokens(const torch::Tensor& probas) {
-  std::vector<int64_t> draws;
-  for (int i = 0; i < 1000; ++i) draws.push_back(torch::multinomial(probas, 1).item<int64_t>());
-  const auto counts = torch::bincount(torch::tensor(draws), {}, kWords.size());
-  for (size_t i = 0; i < kWords.size(); ++i) fmt::print("{} x {}\n", counts[i].item<int64_t>(), kWords[i]);
+// How often each word comes in 1,000 draws from `probas`, after seeding as the lesson does.
+void print_sampled_tokens(const torch::Tensor& probas, uint64_t seed) {
+  torch::manual_seed(seed);
+  std::vector<int64_t> sample;
+  for (int i = 0; i < 1000; ++i) sample.push_back(torch::multinomial(probas, 1).item<int64_t>());
+  const auto sampled_ids = torch::bincount(torch::tensor(sample), {}, kWords.size());
+  for (size_t i = 0; i < kWords.size(); ++i) fmt::print("{} x {}\n", sampled_ids[i].item<int64_t>(), kWords[i]);
 }
 
 }  // namespace
@@ -27,33 +31,47 @@ void print_sampled_tokens(const torch::Tensor& probas) {
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch05-03-sampling", "Temperature scaling and top-k sampling");
   llm::add_trained_model_flags(options);
-  llm::add_sampling_flags(options, "Every effort moves you", 15);
+  llm::add_sampling_flags(options, "Every effort moves you", 15, /*temperature=*/1.4, /*top_k=*/25);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto seed = llm::cli::seed(args);
+    const auto sampling = llm::sampling_from_flags(args);
+    // 5.3.1: the logits a model might give after "every effort moves you".
     const auto next_token_logits = torch::tensor({4.51, 0.89, -1.90, 6.75, 1.63, -1.62, -1.89, 6.28, 1.79});
     const auto probas = torch::softmax(next_token_logits, 0);
-    fmt::print("Greedy: {}\n", kWords[probas.argmax().item<int64_t>()]);
+    fmt::print("{}\n", kWords[torch::argmax(probas).item<int64_t>()]);
     torch::manual_seed(seed);
-    fmt::print("Sampled: {}\n", kWords[torch::multinomial(probas, 1).item<int64_t>()]);
-    torch::manual_seed(seed);
-    print_sampled_tokens(probas);
+    fmt::print("{}\n", kWords[torch::multinomial(probas, 1).item<int64_t>()]);
+    print_sampled_tokens(probas, seed);
 
+    // Temperatures 1 (the original), 0.1 (sharper) and 5 (flatter); the lesson plots them.
+    std::vector<torch::Tensor> scaled_probas;
     for (const double temperature : {1.0, 0.1, 5.0}) {
-      fmt::print("Temperature {}: {}\n", temperature, llm::show(torch::softmax(next_token_logits / temperature, 0)));
+      scaled_probas.push_back(torch::softmax(next_token_logits / temperature, 0));
+      fmt::print("Temperature {}: {}\n", temperature, llm::show(scaled_probas.back()));
     }
-    const auto [top_logits, top_positions] = torch::topk(next_token_logits, 3);
-    fmt::print("Top 3 logits: {}\nTop 3 positions: {}\n", llm::show(top_logits), llm::show_ids(top_positions));
-    const auto kept = torch::where(next_token_logits < top_logits[-1], -std::numeric_limits<float>::infinity(),
-                                   next_token_logits);
-    fmt::print("After top-k: {}\nProbabilities: {}\n", llm::show(kept), llm::show(torch::softmax(kept, 0)));
+    print_sampled_tokens(scaled_probas[1], seed);
+    print_sampled_tokens(scaled_probas[2], seed);
 
+    // 5.3.2: top-k keeps the k largest logits and masks the rest with -inf.
+    const auto [top_logits, top_pos] = torch::topk(next_token_logits, 3);
+    fmt::print("Top logits: {}\nTop positions: {}\n", llm::show(top_logits), llm::show(top_pos));
+    const auto new_logits = torch::where(next_token_logits < top_logits[-1],
+                                         -std::numeric_limits<float>::infinity(), next_token_logits);
+    fmt::print("{}\n{}\n", llm::show(new_logits), llm::show(torch::softmax(new_logits, 0)));
+
+    // 5.3.3: generate() with temperature and top-k.
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     auto model = llm::trained_model_from_flags(args);
     model->eval();
-    const auto sampling = llm::sampling_from_flags(args);
-    torch::manual_seed(seed);
-    const auto out = llm::generate(model, llm::text_to_token_ids(tokenizer, args["prompt"].as<std::string>()), sampling);
-    fmt::print("Output text:\n{}\n", llm::token_ids_to_text(tokenizer, out));
+    fmt::print("Weights: {}\n", llm::model_source(args));
+    const auto prompt = llm::text_to_token_ids(tokenizer, args["prompt"].as<std::string>());
+    torch::manual_seed(seed);  // right before generating, as the lesson does
+    const auto token_ids = llm::generate(model, prompt, sampling);
+    fmt::print("Output text:\n {}\n", llm::token_ids_to_text(tokenizer, token_ids));
+    if (args.count("save-outputs") != 0) {
+      llm::save_tensors(args["save-outputs"].as<std::string>(),
+                        llm::record_sampling(model, seed, sampling, prompt, token_ids));
+    }
   });
 }

@@ -202,6 +202,18 @@ def model_run(saved, seed):
         if bool(saved["eval"]):
             model.eval()
         return {"logits": model(saved["inputs"])} | gpt.fingerprints(model)
+    if kind == "sample":
+        # Lesson 5.3.3: the same weights, torch.manual_seed(seed) right before generate().
+        model = gpt.GPTModel(cfg)
+        model.load_state_dict({k[len("model/"):]: v for k, v in saved.items() if k.startswith("model/")}, strict=False)
+        model.eval()
+        new_tokens = int(saved["max_new_tokens"])
+        top_k = int(saved["top_k"]) or None
+        eos_id = int(saved["eos_id"]) if int(saved["eos_id"]) >= 0 else None
+        torch.manual_seed(seed)
+        generated = gpt.generate(model, saved["prompt"], new_tokens, cfg["context_length"],
+                                 temperature=float(saved["temperature"]), top_k=top_k, eos_id=eos_id)
+        return {"generated": generated}
     if kind == "generate":
         model = gpt.GPTModel(cfg)
         model.eval()

@@ -43,7 +43,7 @@ llm_cli_test(ch05-03:lesson-draws 0 "582 x forward"
              NEEDS ${GPT2} COMMAND ch05-03-sampling --config ${CFG}/tiny.json)
 llm_cli_test(ch05-03:bad-temperature 2 "temperature must be a finite number >= 0, got -1" NEEDS ${GPT2}
              COMMAND ch05-03-sampling --config ${CFG}/tiny.json --temperature -1)
-llm_cli_test(generate:untrained 0 "^Every effort moves you" NEEDS ${GPT2}
+llm_cli_test(generate:untrained 0 "^Weights: none: an untrained model, random weights of --seed 123" NEEDS ${GPT2}
              COMMAND generate --config ${CFG}/tiny.json --max-new-tokens 5 --temperature 1 --top-k 5)
 llm_cli_test(generate:absent-device 2 "--device cuda:99: (this LibTorch has no CUDA|there are [0-9]+ CUDA devices)"
              COMMAND generate --device cuda:99)
@@ -58,6 +58,10 @@ llm_cli_test(generate:help 0 "Usage:" COMMAND generate --help)
 llm_cli_test(generate:unknown-flag 2 "Option 'bogus' does not exist" COMMAND generate --bogus)
 
 llm_compare_test(ch05-01-loss ch05-01-loss --config ${CFG}/tiny.json)
+# The lesson's generate() on the same weights after the same seed gives the same ids.
+llm_compare_test(ch05-03-sampling ch05-03-sampling --config ${CFG}/tiny.json --max-new-tokens 30)
+llm_compare_test(generate-sampled generate --config ${CFG}/tiny.json --temperature 1.4 --top-k 25 --max-new-tokens 30)
+llm_compare_test(generate-greedy-eos generate --config ${CFG}/tiny.json --max-new-tokens 30 --eos-id 4)
 llm_compare_test(ch05-02-train ch05-02-train ${TINY_RUN} --num-epochs 1 --eval-freq 4 --out-dir=)
 # A loss that overflows stops the run with the step named; the checkpoint of the step
 # before is kept.

@@ -9,7 +9,7 @@ exe="$1" python="$2"
 shift 2
 source "$(dirname "$0")/common.sh"
 case "$(basename "$exe")" in
-  ch02-*|ch05-*) require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe ;;
+  ch02-*|ch05-*|generate) require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe ;;
 esac
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT

@@ -78,7 +78,8 @@ def main():
             sys.exit(77)
     if not rows:
         sys.exit(f"{table}: the section for {step} has no rows")
-    run = subprocess.run([str(pathlib.Path(bin_dir) / step)], capture_output=True, text=True, timeout=600)
+    run = subprocess.run([str(pathlib.Path(bin_dir) / step)], capture_output=True, text=True, errors="replace",
+                         timeout=600)
     if run.returncode != 0:
         print(run.stdout + run.stderr)
         sys.exit(f"{step} exited {run.returncode}")

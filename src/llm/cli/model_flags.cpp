@@ -38,14 +38,16 @@ void save_state_dict_flag(const cxxopts::ParseResult& args, const GPTModel& mode
   if (args.count("save-state-dict") != 0) save_tensors(args["save-state-dict"].as<std::string>(), state_dict(*model));
 }
 
-void add_sampling_flags(cxxopts::Options& options, const std::string& default_prompt, int64_t default_max_new_tokens) {
+void add_sampling_flags(cxxopts::Options& options, const std::string& default_prompt, int64_t default_max_new_tokens,
+                        double default_temperature, int64_t default_top_k) {
   options.add_options("Sampling")("prompt", "Text to continue", cxxopts::value<std::string>()->default_value(default_prompt),
                                   "TEXT")(
       "max-new-tokens", "Tokens to generate at most",
       cxxopts::value<int64_t>()->default_value(std::to_string(default_max_new_tokens)), "N")(
       "temperature", "0: always the most likely token; above 0: sample, flatter as it grows",
-      cxxopts::value<double>()->default_value("0"), "T")(
-      "top-k", "Sample only among the k most likely tokens (0: all)", cxxopts::value<int64_t>()->default_value("0"),
+      cxxopts::value<double>()->default_value(fmt::format("{}", default_temperature)), "T")(
+      "top-k", "Sample only among the k most likely tokens (0: all)",
+      cxxopts::value<int64_t>()->default_value(std::to_string(default_top_k)),
       "K")("eos-id", "Stop when this token comes (e.g. 50256, <|endoftext|>)", cxxopts::value<int64_t>(), "ID");
 }
 

@@ -26,9 +26,9 @@ GPTModel model_from_flags(const cxxopts::ParseResult& args);
 /// PyTorch's GPTModel.load_state_dict(torch.load(FILE)) accepts with strict=True.
 void save_state_dict_flag(const cxxopts::ParseResult& args, const GPTModel& model);
 
-/// --prompt, --max-new-tokens, --temperature, --top-k and --eos-id.
+/// --prompt, --max-new-tokens, --temperature, --top-k and --eos-id, with these defaults.
 void add_sampling_flags(cxxopts::Options& options, const std::string& default_prompt = "Every effort moves you",
-                        int64_t default_max_new_tokens = 50);
+                        int64_t default_max_new_tokens = 50, double default_temperature = 0.0, int64_t default_top_k = 0);
 
 /// Those flags as SamplingOptions (validated).
 SamplingOptions sampling_from_flags(const cxxopts::ParseResult& args);

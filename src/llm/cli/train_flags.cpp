@@ -178,4 +178,14 @@ GPTModel trained_model_from_flags(const cxxopts::ParseResult& args) {
   return model;
 }
 
+std::string model_source(const cxxopts::ParseResult& args) {
+  if (args.count("checkpoint") != 0) return fmt::format("the checkpoint '{}'", args["checkpoint"].as<std::string>());
+  if (args.count("load-state-dict") != 0) {
+    return fmt::format("the state dict '{}'", args["load-state-dict"].as<std::string>());
+  }
+  return fmt::format("none: an untrained model, random weights of --seed {} (--checkpoint or --load-state-dict "
+                     "loads trained ones)",
+                     cli::seed(args));
+}
+
 }  // namespace llm

@@ -55,4 +55,8 @@ void add_trained_model_flags(cxxopts::Options& options);
 /// (an untrained one unless --load-state-dict is given).
 GPTModel trained_model_from_flags(const cxxopts::ParseResult& args);
 
+/// Where that model's weights come from, for the output: "the checkpoint 'X'", "the
+/// state dict 'X'", or "none: an untrained model, random weights of --seed N".
+std::string model_source(const cxxopts::ParseResult& args);
+
 }  // namespace llm

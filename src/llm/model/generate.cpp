@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "llm/util/error.h"
+#include "llm/util/utf8.h"
 
 namespace llm {
 
@@ -25,7 +26,9 @@ torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string
 
 std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids) {
   const auto flat = ids.flatten().to(torch::kCPU, torch::kLong).contiguous();
-  return tokenizer.decode(std::vector<int64_t>(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel()));
+  // tiktoken's decode(): bytes that are not UTF-8 (a character split across tokens) become U+FFFD.
+  return utf8_replace_invalid(
+      tokenizer.decode(std::vector<int64_t>(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel())));
 }
 
 torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size) {

@@ -61,4 +61,17 @@ NamedTensors attention_header(const std::string& kind, uint64_t seed, const Atte
           {"config/qkv_bias", torch::tensor(o.qkv_bias())}};
 }
 
+NamedTensors record_sampling(const GPTModel& model, uint64_t seed, const SamplingOptions& sampling,
+                             const torch::Tensor& prompt, const torch::Tensor& generated) {
+  auto archive = model_header("sample", seed, model->config);
+  archive.insert(archive.end(), {{"prompt", prompt.cpu()},
+                                 {"generated", generated.cpu()},
+                                 {"max_new_tokens", torch::tensor(sampling.max_new_tokens())},
+                                 {"temperature", torch::tensor(sampling.temperature(), torch::kDouble)},
+                                 {"top_k", torch::tensor(sampling.top_k())},
+                                 {"eos_id", torch::tensor(sampling.eos_id().value_or(-1))}});
+  for (const auto& [name, tensor] : state_dict(*model)) archive.emplace_back("model/" + name, tensor.cpu());
+  return archive;
+}
+
 }  // namespace llm

@@ -11,6 +11,7 @@
 #include "llm/attention/attention_options.h"
 #include "llm/io/state_dict.h"
 #include "llm/io/tensor_archive.h"
+#include "llm/model/generate.h"
 #include "llm/model/gpt_config.h"
 
 namespace llm {
@@ -52,5 +53,11 @@ NamedTensors record_attention_run(const std::string& kind, uint64_t seed, const 
   for (const auto& p : module->named_parameters()) archive.emplace_back("grad/" + p.key(), p.value().grad());
   return archive;
 }
+
+/// The generation --save-outputs records: the settings, the prompt and the ids, with
+/// the model's config and weights, so that compare.py can run the lesson's generate()
+/// on the same weights after the same seed.
+NamedTensors record_sampling(const GPTModel& model, uint64_t seed, const SamplingOptions& sampling,
+                             const torch::Tensor& prompt, const torch::Tensor& generated);
 
 }  // namespace llm

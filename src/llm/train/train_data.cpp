@@ -4,25 +4,10 @@
 
 #include "llm/util/error.h"
 #include "llm/util/files.h"
+#include "llm/util/utf8.h"
 
 namespace llm {
 namespace {
-
-// Byte offset of code point `index` in UTF-8 `text` (its size when past the end).
-size_t code_point_offset(const std::string& text, int64_t index) {
-  int64_t seen = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const bool starts_code_point = (static_cast<unsigned char>(text[i]) & 0xC0) != 0x80;
-    if (starts_code_point && seen++ == index) return i;
-  }
-  return text.size();
-}
-
-int64_t code_points(const std::string& text) {
-  int64_t n = 0;
-  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return n;
-}
 
 std::shared_ptr<const SlidingWindowDataset> sliding_windows(const std::vector<int64_t>& ids, int64_t context_length,
                                                             int64_t stride, const std::string& what) {
@@ -38,9 +23,9 @@ std::shared_ptr<const SlidingWindowDataset> sliding_windows(const std::vector<in
 
 TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokenizer, const TrainConfig& config,
                              int64_t context_length, const std::string& source) {
-  const int64_t characters = code_points(text);
+  const int64_t characters = utf8_length(text);
   const auto split = static_cast<int64_t>(config.train_ratio * static_cast<double>(characters));
-  const size_t offset = code_point_offset(text, split);
+  const size_t offset = utf8_offset(text, split);
   const auto train_ids = tokenizer.encode(text.substr(0, offset), {"<|endoftext|>"});
   const auto val_ids = tokenizer.encode(text.substr(offset), {"<|endoftext|>"});
   const int64_t stride = config.stride > 0 ? config.stride : context_length;

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace llm {
+
+/// Code points in UTF-8 `text`: Python's len() of the decoded string.
+int64_t utf8_length(std::string_view text);
+
+/// The byte offset of code point `index` in UTF-8 `text` (its size when past the end),
+/// so that text.substr(0, utf8_offset(text, n)) is Python's text[:n].
+size_t utf8_offset(std::string_view text, int64_t index);
+
+/// `bytes` with each invalid UTF-8 sequence replaced by U+FFFD, as Python's
+/// bytes.decode("utf-8", errors="replace") does (one U+FFFD per maximal invalid
+/// subpart), which is what tiktoken's decode() returns.
+std::string utf8_replace_invalid(std::string_view bytes);
+
+}  // namespace llm

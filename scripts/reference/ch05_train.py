@@ -18,8 +18,8 @@ from common import ROOT, data_file, save_golden
 from gpt import GPTModel, generate_text_simple
 import gpt2_bpe
 
-RUN_DEFAULTS = dict(seed=123, train_ratio=0.9, batch_size=2, stride=0, num_epochs=10, lr=5e-4, weight_decay=0.1,
-                    eval_freq=5, eval_iter=1, start_context="Every effort moves you", sample_tokens=50,
+RUN_DEFAULTS = dict(seed=123, train_ratio=0.9, batch_size=2, stride=0, num_epochs=10, lr=4e-4, weight_decay=0.1,
+                    eval_freq=5, eval_iter=5, start_context="Every effort moves you", sample_tokens=50,
                     warmup_steps=0, initial_lr=0.0, lr_schedule="constant", min_lr=0.0, grad_clip=0.0, grad_accum=1,
                     max_steps=0)
 

@@ -29,3 +29,18 @@ checkpoint = (root / "tests" / "fuzz" / "corpus" / "checkpoint" / "seed-tiny").r
 flipped = bytearray(checkpoint)
 flipped[len(flipped) // 2] ^= 0x40
 (out / "corrupt-checkpoint.pt").write_bytes(bytes(flipped))
+
+
+# Hostile pickles: a million nested lists, a million nested dicts, a list that holds
+# itself. Reading them must end in an error, not a stack overflow.
+def pickle_archive(name, pickle):
+    import zipfile
+    with zipfile.ZipFile(out / name, "w") as z:
+        z.writestr("archive/data.pkl", pickle)
+        z.writestr("archive/version", "3\n")
+
+
+N = 10**6
+pickle_archive("nested-lists.pt", b"\x80\x02" + b"]" * N + b"a" * (N - 1) + b".")
+pickle_archive("nested-dicts.pt", b"\x80\x02}" + b"X\x01\x00\x00\x00k}" * N + b"s" * N + b".")
+pickle_archive("self-holding-list.pt", b"\x80\x02}q\x00X\x01\x00\x00\x00a]q\x01h\x01as.")

@@ -25,6 +25,11 @@ endforeach()
 llm_compare_test(ch04-06-tiny ch04-06-gpt-model --config ${CFG}/tiny.json)
 llm_compare_test(ch04-06-tiny-gqa-eval ch04-06-gpt-model --config ${CFG}/tiny-gqa.json --eval --seed 3)
 llm_compare_test(ch04-07-generate ch04-07-generate)
+# Lesson 5.4's model_and_optimizer.pth, and a state dict without the mask buffers.
+add_test(NAME cli:ch04-06:lesson-5.4-files COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/lesson_weights.py
+                                                   ${BIN}/ch04-06-gpt-model
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch04-06:lesson-5.4-files PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
 foreach(config tiny tiny-gqa)
   add_test(NAME cli:ch04-06:state-dict-round-trip-${config}
            COMMAND ${PYTHON_TORCH} scripts/reference/state_dict_roundtrip.py ${BIN}/ch04-06-gpt-model configs/${config}.json

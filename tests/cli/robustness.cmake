@@ -74,6 +74,20 @@ foreach(exe_flag ch05-02-train:--resume ch05-03-sampling:--checkpoint generate:-
     set_tests_properties(cli:${exe}:${bad}-checkpoint PROPERTIES FIXTURES_REQUIRED bad_state_dicts)
   endforeach()
 endforeach()
+# Hostile pickles (nested a million deep, or holding themselves) are refused with a
+# message wherever an archive is read; none may crash the program.
+set(expect_nested-lists "nested-lists.pt': expected a dict of tensors")
+set(expect_nested-dicts "nested-dicts.pt': containers nested more than 32 deep")
+set(expect_self-holding-list "self-holding-list.pt': containers nested more than 32 deep")
+foreach(bad nested-lists nested-dicts self-holding-list)
+  foreach(exe_flag ch04-06-gpt-model:--load-state-dict ch05-02-train:--resume generate:--checkpoint)
+    string(REPLACE ":" ";" exe_flag ${exe_flag})
+    list(GET exe_flag 0 exe)
+    list(GET exe_flag 1 flag)
+    llm_cli_test(${exe}:${bad} 1 "${expect_${bad}}" NEEDS ${GPT2} COMMAND ${exe} ${flag} ${BAD_STATE_DICTS}/${bad}.pt)
+    set_tests_properties(cli:${exe}:${bad} PROPERTIES FIXTURES_REQUIRED bad_state_dicts)
+  endforeach()
+endforeach()
 llm_cli_test(ch05-02-train:checkpoint-of-other-model 1 "seed-tiny' was made on other training data"
              NEEDS ${GPT2} ${VERDICT} COMMAND ch05-02-train --resume ${TINY_CHECKPOINT})
 llm_cli_test(ch05-03-sampling:checkpoint-of-other-model 1 "GPT: token ids must be in 0..11"

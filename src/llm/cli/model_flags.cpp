@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "llm/io/state_dict.h"
+#include "llm/model/gpt_weights.h"
 #include "llm/cli/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
@@ -16,7 +17,7 @@ void add_config_flag(cxxopts::Options& options, const std::string& default_confi
 
 void add_model_flags(cxxopts::Options& options, const std::string& default_config) {
   add_config_flag(options, default_config);
-  options.add_options("Model")("load-state-dict", "Weights to load: a torch.save'd state_dict of the same config",
+  options.add_options("Model")("load-state-dict", "Weights to load: a torch.save'd state_dict of the same config, or lesson 5.4's model_and_optimizer.pth",
                                cxxopts::value<std::string>(), "FILE")(
       "save-state-dict", "Write the model's state_dict here (PyTorch's load_state_dict accepts it, strict)",
       cxxopts::value<std::string>(), "FILE");
@@ -28,7 +29,7 @@ GPTModel model_from_flags(const cxxopts::ParseResult& args) {
   GPTModel model(config_from_flags(args));
   if (args.count("load-state-dict") != 0) {
     const auto path = args["load-state-dict"].as<std::string>();
-    load_state_dict(*model, load_tensors(path), path);
+    load_gpt_weights(model, load_tensors(path), path);
   }
   model->to(cli::device(args));
   return model;

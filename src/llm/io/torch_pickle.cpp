@@ -36,9 +36,34 @@ Ref make(Value::Kind kind) {
   return v;
 }
 
+// Drops the references of `values` and of everything they hold one level at a time.
+// A hostile pickle can nest a million lists, or make a list that holds itself; the
+// default destructors would recurse once per level and overflow the stack, or leak.
+void release(std::vector<Ref> values) {
+  while (!values.empty()) {
+    Ref v = std::move(values.back());
+    values.pop_back();
+    if (!v) continue;
+    for (auto& item : v->items) values.push_back(std::move(item));
+    v->items.clear();
+  }
+}
+
+// Containers nested deeper than this are refused: a state dict nests two levels, a
+// checkpoint or an optimizer's state dict four.
+constexpr int kMaxDepth = 32;
+
 class Unpickler {
  public:
   Unpickler(const std::string& source, caffe2::serialize::PyTorchStreamReader& zip) : source_(source), zip_(zip) {}
+  Unpickler(const Unpickler&) = delete;
+  Unpickler& operator=(const Unpickler&) = delete;
+  ~Unpickler() {
+    std::vector<Ref> held = std::move(stack_);
+    held.push_back(std::move(root_));
+    for (auto& [key, value] : memo_) held.push_back(std::move(value));
+    release(std::move(held));
+  }
 
   Ref load(const char* data, size_t size) {
     data_ = data;
@@ -48,7 +73,10 @@ class Unpickler {
       const auto op = static_cast<uint8_t>(byte());
       switch (op) {
         case 0x80: byte(); break;  // PROTO
-        case '.': return pop();     // STOP
+        case '.': {                 // STOP
+          root_ = pop();
+          return root_;
+        }
         case 'c': {                 // GLOBAL
           auto g = make(Value::Kind::Global);
           g->s = line();  // the module, then the name: two statements, as operands may run in any order
@@ -289,6 +317,7 @@ class Unpickler {
   const char* data_ = nullptr;
   size_t size_ = 0, pos_ = 0;
   std::vector<Ref> stack_;
+  Ref root_;  // what STOP returned
   std::map<uint32_t, Ref> memo_;
 };
 
@@ -383,6 +412,46 @@ class BytesReadAdapter final : public caffe2::serialize::ReadAdapterInterface {
   const std::string& bytes_;
 };
 
+// The entries of a dict, list or tuple under `prefix`, depth first: a nested dict's
+// entries are named "outer/inner" (torch.save({"model_state_dict": ...}) gives
+// "model_state_dict/tok_emb.weight"), list and tuple items and integer keys by their
+// number; integers, floats and booleans become scalar tensors, and None is left out.
+void flatten(const Value& container, const std::string& prefix, int depth, const std::string& source,
+             NamedTensors& out) {
+  if (depth >= kMaxDepth) {
+    throw Error(fmt::format("archive '{}': containers nested more than {} deep", source, kMaxDepth));
+  }
+  const bool dict = container.kind == Value::Kind::Dict;
+  const size_t step = dict ? 2 : 1;
+  for (size_t k = 0; k + step - 1 < container.items.size(); k += step) {
+    std::string name = std::to_string(k);
+    if (dict) {
+      const auto& key = *container.items[k];
+      if (key.kind == Value::Kind::Str) {
+        name = key.s;
+      } else if (key.kind == Value::Kind::Int) {
+        name = std::to_string(key.i);
+      } else {
+        throw Error(fmt::format("archive '{}': a key under '{}' is not a string or an integer", source, prefix));
+      }
+    }
+    name = prefix + name;
+    const auto& value = *container.items[k + step - 1];
+    switch (value.kind) {
+      case Value::Kind::Tensor: out.emplace_back(name, value.tensor); break;
+      case Value::Kind::Dict: case Value::Kind::List: case Value::Kind::Tuple:
+        flatten(value, name + "/", depth + 1, source, out);
+        break;
+      case Value::Kind::Int: out.emplace_back(name, torch::tensor(value.i, torch::kLong)); break;
+      case Value::Kind::Float: out.emplace_back(name, torch::tensor(value.f, torch::kDouble)); break;
+      case Value::Kind::Bool: out.emplace_back(name, torch::tensor(value.i != 0)); break;
+      case Value::Kind::Str: out.emplace_back(name, string_to_tensor(value.s)); break;
+      case Value::Kind::None: break;
+      default: throw Error(fmt::format("archive '{}': '{}' is not a tensor, a number or a container", source, name));
+    }
+  }
+}
+
 }  // namespace
 
 NamedTensors read_torch_archive(const std::string& bytes, const std::string& source) {
@@ -398,25 +467,16 @@ NamedTensors read_torch_archive(const std::string& bytes, const std::string& sou
     throw Error(fmt::format("archive '{}': not a torch.save archive (not a zip file of the expected layout)", source));
   }
   if (!zip->hasRecord("data.pkl")) throw Error(fmt::format("archive '{}': not a torch.save archive (no data.pkl)", source));
-  Ref root;
+  NamedTensors tensors;
   try {
     auto [pickle, size] = zip->getRecord("data.pkl");
-    Unpickler unpickler(source, *zip);
-    root = unpickler.load(static_cast<const char*>(pickle.get()), size);
+    Unpickler unpickler(source, *zip);  // frees what it built when it goes, however deep
+    const Ref root = unpickler.load(static_cast<const char*>(pickle.get()), size);
+    if (root->kind != Value::Kind::Dict) throw Error(fmt::format("archive '{}': expected a dict of tensors", source));
+    flatten(*root, "", 0, source, tensors);
   } catch (const c10::Error& e) {  // a damaged zip entry
     const std::string what = e.what_without_backtrace();
     throw Error(fmt::format("archive '{}': damaged ({})", source, what.substr(0, what.find('\n'))));
-  }
-  if (root->kind != Value::Kind::Dict) throw Error(fmt::format("archive '{}': expected a dict of tensors", source));
-  NamedTensors tensors;
-  for (size_t k = 0; k + 1 < root->items.size(); k += 2) {
-    const auto& key = root->items[k];
-    const auto& value = root->items[k + 1];
-    if (key->kind != Value::Kind::Str) throw Error(fmt::format("archive '{}': a key is not a string", source));
-    if (value->kind != Value::Kind::Tensor) {
-      throw Error(fmt::format("archive '{}': '{}' is not a tensor", source, key->s));
-    }
-    tensors.emplace_back(key->s, value->tensor);
   }
   return tensors;
 }

@@ -3,10 +3,53 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <regex>
+
+#include "llm/cli/cli.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/text/simple_tokenizer.h"
-#include "llm/cli/cli.h"
 #include "llm/util/files.h"
+#include "llm/util/show.h"
+#include "llm/util/utf8.h"
+
+namespace {
+
+// Python's re.split(pattern, text) for a pattern with one capturing group: the pieces
+// between the matches, each followed by what the group captured.
+std::vector<std::string> re_split(const std::string& text, const std::regex& pattern) {
+  std::vector<std::string> pieces;
+  size_t last = 0;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), pattern); it != std::sregex_iterator(); ++it) {
+    pieces.push_back(text.substr(last, it->position() - last));
+    pieces.push_back(it->str(1));
+    last = it->position() + it->length();
+  }
+  pieces.push_back(text.substr(last));
+  return pieces;
+}
+
+std::vector<std::string> stripped_nonempty(const std::vector<std::string>& pieces) {
+  std::vector<std::string> out;
+  for (const auto& piece : pieces) {
+    const auto first = piece.find_first_not_of(" \t\n\r\f\v");
+    if (first != std::string::npos) out.push_back(piece.substr(first, piece.find_last_not_of(" \t\n\r\f\v") - first + 1));
+  }
+  return out;
+}
+
+// 2.2's regular expressions, refined one at a time on toy sentences.
+void toy_splits() {
+  const std::string text = "Hello, world. This, is a test.";
+  fmt::print("{}\n", llm::python_list(re_split(text, std::regex(R"((\s))"))));
+  const auto result = re_split(text, std::regex(R"(([,.]|\s))"));
+  fmt::print("{}\n{}\n", llm::python_list(result), llm::python_list(stripped_nonempty(result)));
+  fmt::print("{}\n", llm::python_list(llm::split_simple("Hello, world. Is this-- a test?")));
+}
+
+// An entry of the vocabulary as Python prints a (token, id) tuple.
+void print_entry(const std::string& token, size_t id) { fmt::print("({}, {})\n", llm::python_repr(token), id); }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch02-01-simple-tokenizer",
@@ -22,29 +65,39 @@ int main(int argc, char** argv) {
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const std::string raw_text = llm::read_text_file(args["input"].as<std::string>());
-    fmt::print("Total number of characters: {}\n", raw_text.size());
+    fmt::print("Total number of character: {}\n{}\n", llm::utf8_length(raw_text),
+               raw_text.substr(0, llm::utf8_offset(raw_text, 99)));
+    toy_splits();
 
-    const auto tokens = llm::split_simple(raw_text);
-    fmt::print("Tokens: {}\nFirst 30: {}\n\n", tokens.size(),
-               std::vector<std::string>(tokens.begin(), tokens.begin() + std::min<size_t>(30, tokens.size())));
+    const auto preprocessed = llm::split_simple(raw_text);
+    fmt::print("{}\n{}\n", llm::python_list({preprocessed.begin(), preprocessed.begin() + std::min<size_t>(30, preprocessed.size())}),
+               preprocessed.size());
 
+    // 2.3: the vocabulary, its first 51 entries, and V1.
     const auto v1 = llm::SimpleTokenizer::from_text(raw_text, llm::SimpleTokenizer::Version::V1);
-    const auto v2 = llm::SimpleTokenizer::from_text(raw_text, llm::SimpleTokenizer::Version::V2);
-    fmt::print("Vocabulary size: V1 {}, V2 {} (with <|endoftext|> and <|unk|>)\n", v1.vocab_size(), v2.vocab_size());
-    fmt::print("Last 5 entries of V2: {}\n\n",
-               std::vector<std::string>(v2.vocab().end() - std::min<size_t>(5, v2.vocab_size()), v2.vocab().end()));
-
+    fmt::print("{}\n", v1.vocab_size());
+    for (size_t i = 0; i < std::min<size_t>(51, v1.vocab_size()); ++i) print_entry(v1.vocab()[i], i);
     const auto text = args["text"].as<std::string>();
     const auto ids = v1.encode(text);
-    fmt::print("V1 encode: {}\nV1 decode: {}\n\n", ids, v1.decode(ids));
+    fmt::print("[{}]\n{}\n{}\n", fmt::join(ids, ", "), llm::python_repr(v1.decode(ids)),
+               llm::python_repr(v1.decode(v1.encode(text))));
 
+    // 2.4: V2 adds <|endoftext|> and <|unk|>.
+    const auto v2 = llm::SimpleTokenizer::from_text(raw_text, llm::SimpleTokenizer::Version::V2);
+    fmt::print("{}\n", v2.vocab_size());
+    for (size_t i = v2.vocab_size() - std::min<size_t>(5, v2.vocab_size()); i < v2.vocab_size(); ++i) {
+      print_entry(v2.vocab()[i], i);
+    }
     const auto text_v2 = args["text-v2"].as<std::string>();
     const auto ids_v2 = v2.encode(text_v2);
-    fmt::print("V2 encode: {}\nV2 decode: {}\n", ids_v2, v2.decode(ids_v2));
+    fmt::print("{}\n[{}]\n{}\n", text_v2, fmt::join(ids_v2, ", "), llm::python_repr(v2.decode(ids_v2)));
 
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),
-                        {{"num_tokens", torch::tensor(static_cast<int64_t>(tokens.size()))},
+                        {{"input", llm::string_to_tensor(args["input"].as<std::string>())},
+                         {"text", llm::string_to_tensor(text)},
+                         {"text_v2", llm::string_to_tensor(text_v2)},
+                         {"num_tokens", torch::tensor(static_cast<int64_t>(preprocessed.size()))},
                          {"vocab_size_v1", torch::tensor(static_cast<int64_t>(v1.vocab_size()))},
                          {"vocab_size_v2", torch::tensor(static_cast<int64_t>(v2.vocab_size()))},
                          {"ids_v1", torch::tensor(ids)},

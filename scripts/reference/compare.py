@@ -45,21 +45,22 @@ def step(name, keys):
     return register
 
 
-@step("ch02-01-simple-tokenizer", ["num_tokens", "vocab_size_v1", "vocab_size_v2", "ids_v1", "ids_v2"])
+@step("ch02-01-simple-tokenizer", ["input", "text", "text_v2", "num_tokens", "vocab_size_v1", "vocab_size_v2",
+                                    "ids_v1", "ids_v2"])
 def simple_tokenizer(saved, seed):
-    raw_text = simple.data_file("the-verdict.txt").read_text(encoding="utf-8")
+    """Lessons 2.2-2.4: the lesson's tokenizers, built from the same text, encode the
+    same sentences (by default the lesson's)."""
+    raw_text = read_text(bytes(saved["input"].tolist()).decode())
     preprocessed = [item.strip() for item in re.split(simple.SPLIT, raw_text) if item.strip()]
     words = sorted(set(preprocessed))
     v1 = simple.SimpleTokenizerV1({t: i for i, t in enumerate(words)})
     v2 = simple.SimpleTokenizerV2({t: i for i, t in enumerate(words + ["<|endoftext|>", "<|unk|>"])})
-    text_v1 = v1.decode(saved["ids_v1"].tolist())
     return {
         "num_tokens": torch.tensor(len(preprocessed)),
         "vocab_size_v1": torch.tensor(len(words)),
         "vocab_size_v2": torch.tensor(len(words) + 2),
-        # V1 round trip: decoding the C++ ids and encoding again in Python.
-        "ids_v1": torch.tensor(v1.encode(text_v1)),
-        "ids_v2": torch.tensor(v2.encode(v2.decode(saved["ids_v2"].tolist()))),
+        "ids_v1": torch.tensor(v1.encode(bytes(saved["text"].tolist()).decode())),
+        "ids_v2": torch.tensor(v2.encode(bytes(saved["text_v2"].tolist()).decode())),
     }
 
 

@@ -158,6 +158,37 @@ std::string show(const torch::Tensor& tensor, const PrintOptions& options) {
   return out + ")";
 }
 
+std::string python_repr(std::string_view text) {
+  const bool single = text.find('\'') == std::string_view::npos || text.find('"') != std::string_view::npos;
+  const char quote = single ? '\'' : '"';
+  std::string out(1, quote);
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\' || c == quote) {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7F) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else {
+      out += c;
+    }
+  }
+  return out + quote;
+}
+
+std::string python_list(const std::vector<std::string>& items) {
+  std::vector<std::string> shown;
+  shown.reserve(items.size());
+  for (const auto& item : items) shown.push_back(python_repr(item));
+  return fmt::format("[{}]", fmt::join(shown, ", "));
+}
+
 std::string show_ids(const torch::Tensor& ids) {
   const auto flat = ids.flatten().to(torch::kCPU, torch::kLong).contiguous();
   return fmt::format("[{}]", fmt::join(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel(), ", "));

@@ -4,6 +4,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace llm {
 
@@ -24,6 +26,13 @@ struct PrintOptions {
 /// grad_fn=<ReluBackward0>)", with the dtype suffix for other than float32, int64
 /// and bool, and the device suffix off the CPU.
 std::string show(const torch::Tensor& tensor, const PrintOptions& options = {});
+
+/// A string as Python's repr() shows it: 'It\'s' is "It's", with \n, \t and \xNN
+/// escapes for control characters.
+std::string python_repr(std::string_view text);
+
+/// A list of strings as Python prints one: ['Hello', ',', 'world'].
+std::string python_list(const std::vector<std::string>& items);
 
 /// Token ids on one line: "[15496, 11, 314]".
 std::string show_ids(const torch::Tensor& ids);

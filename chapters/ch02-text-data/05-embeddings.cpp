@@ -37,8 +37,8 @@ int main(int argc, char** argv) {
     torch::nn::Embedding small(/*num_embeddings=*/6, /*embedding_dim=*/3);
     small->to(device);
     const auto small_ids = torch::tensor({2, 3, 5, 1}, torch::kLong).to(device);
-    fmt::print("A 6x3 embedding layer's weights:\n{}\nrows for ids [2, 3, 5, 1]:\n{}\n\n", llm::show(small->weight),
-               llm::show(small(small_ids)));
+    fmt::print("Parameter containing:\n{}\n", llm::show(small->weight));
+    fmt::print("{}\n{}\n", llm::show(small(torch::tensor({3}, torch::kLong).to(device))), llm::show(small(small_ids)));
 
     // 2.8: token plus position embeddings for a batch of GPT-2 token ids.
     torch::nn::Embedding token_embedding(vocab_size, output_dim);
@@ -56,10 +56,9 @@ int main(int argc, char** argv) {
     const auto pos_embeddings = position_embedding(torch::arange(max_length, device));  // [max_length, output_dim]
     const auto input_embeddings = token_embeddings + pos_embeddings;            // [batch, max_length, output_dim]
 
-    fmt::print("Token ids:\n{}\n", llm::show(inputs));
-    fmt::print("Token embeddings: {}\nPosition embeddings: {}\nInput embeddings: {}\n",
-               fmt::join(token_embeddings.sizes(), " x "), fmt::join(pos_embeddings.sizes(), " x "),
-               fmt::join(input_embeddings.sizes(), " x "));
+    fmt::print("Token IDs:\n {}\n\nInputs shape:\n {}\n", llm::show(inputs), llm::torch_size(inputs));
+    fmt::print("{}\n{}\n{}\n", llm::torch_size(token_embeddings), llm::torch_size(pos_embeddings),
+               llm::torch_size(input_embeddings));
 
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),

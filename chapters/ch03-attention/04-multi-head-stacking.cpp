@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
     stacked->to(device);
     const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
     const auto out = stacked->forward(x);  // [b, t, num_heads * d_out]
-    fmt::print("{} heads of width {}: output {}\n{}\n", o.num_heads(), o.d_out(), llm::shape(out), llm::show(out));
+    fmt::print("{} heads of width {}:\n{}\ncontext_vecs.shape: {}\n", o.num_heads(), o.d_out(), llm::show(out),
+               llm::torch_size(out));
     fmt::print("Parameters: {}\n", llm::parameter_count(*stacked));
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(

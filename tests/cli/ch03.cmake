@@ -7,7 +7,7 @@ llm_cli_test(ch03-02:bad-version 2 "--version must be 1 or 2, got 3" COMMAND ch0
 llm_cli_test(ch03-03:shape 0 "context_vecs.shape: torch.Size\\(\\[2, 6, 2\\]\\)" COMMAND ch03-03-causal-attention)
 llm_cli_test(ch03-03:bad-dropout 1 "dropout must be in \\[0, 1\\), got 1.5" COMMAND ch03-03-causal-attention --dropout 1.5)
 llm_cli_test(ch03-03:zero-batch 1 "input sizes must be positive, got \\[0, 6, 3\\]" COMMAND ch03-03-causal-attention --batch 0)
-llm_cli_test(ch03-04:shape 0 "2 heads of width 2: output \\[2, 6, 4\\]" COMMAND ch03-04-multi-head-stacking)
+llm_cli_test(ch03-04:shape 0 "^context_vecs.shape: torch.Size\\(\\[2, 6, 4\\]\\)$" COMMAND ch03-04-multi-head-stacking)
 llm_cli_test(ch03-04:zero-heads 1 "num_heads must be positive, got 0" COMMAND ch03-04-multi-head-stacking --num-heads 0)
 llm_cli_test(ch03-05:lesson-output 0 "\\[\\[\\[0.3190, 0.4858\\]," COMMAND ch03-05-multi-head-attention)
 llm_cli_test(ch03-05:heads-not-dividing 1 "d_out \\(3\\) must be divisible by num_heads \\(2\\)"

@@ -76,6 +76,13 @@ add_test(NAME cli:ch05-02:distributed-two-ranks-equal-one-at-twice-the-batch
 set_tests_properties(cli:ch05-02:distributed-two-ranks-equal-one-at-twice-the-batch PROPERTIES
                      LABELS "cli;distributed" SKIP_RETURN_CODE 77 TIMEOUT 600)
 # Bad flag values exit 2 before any data is read (these run without the data).
+# Settings are saved as JSON, which holds UTF-8 only: a byte that is not is refused
+# before training, not after it when the checkpoint is written.
+string(ASCII 255 NOT_UTF8)
+llm_cli_test(ch05-02:start-context-not-utf8 2 "start_context: invalid UTF-8 at byte 3"
+             COMMAND ch05-02-train --start-context "abc${NOT_UTF8}" --max-steps 1)
+llm_cli_test(ch05-02:out-dir-not-utf8 2 "out_dir: invalid UTF-8 at byte 9"
+             COMMAND ch05-02-train --out-dir "/tmp/run-${NOT_UTF8}" --max-steps 1)
 llm_cli_test(ch05-02:distributed-zero-timeout 2 "--dist-timeout must be positive, got 0"
              COMMAND ch05-02-train --world-size 2 --dist-timeout 0)
 llm_cli_test(ch05-02:distributed-port-out-of-range 2 "master port must be in 1..65535, got 99999"

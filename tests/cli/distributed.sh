@@ -29,18 +29,25 @@ grep -q "^Ranks: 2 processes; largest difference of a weight from rank 0's: 0$" 
 [ "$(grep -c "^Model:" "$dir/two.log")" -eq 1 ] || fail "a rank other than 0 printed to stdout"
 PYTHONPATH=scripts/reference /usr/bin/python3 - "$dir/two/checkpoint.pt" "$dir/one/checkpoint.pt" "$steps" <<'PY' ||
   fail "the weights differ"
+import json
 import sys
 import torch
-from common import closeness
+import gpt
+from common import ROOT, closeness
 two, one = torch.load(sys.argv[1]), torch.load(sys.argv[2])
 assert int(two["progress/step"]) == int(one["progress/step"]) == int(sys.argv[3]), "not the same number of steps"
 names = [k for k in one if k.startswith("model/")]
 assert names and set(names) == {k for k in two if k.startswith("model/")}
 results = [closeness(two[k], one[k], "training") for k in names]
 worst = max(diff for _, diff, _, _ in results)
-moved = max((one[k] - two[k]).abs().max().item() for k in names if k.endswith("weight"))
-print(f"{len(names)} tensors after {sys.argv[3]} steps: largest difference, 2 ranks at batch 2 vs 1 at batch 4: {worst:.3g}")
+# The weights the runs started from (seed 123, the lesson's init): training must have moved them.
+torch.manual_seed(123)
+start = gpt.GPTModel(json.loads((ROOT / "tests/cli/fixtures/configs/tiny-no-dropout.json").read_text())).state_dict()
+moved = min((two[k] - start[k[len("model/"):]]).abs().max().item() for k in names if k.endswith("weight"))
+print(f"{len(names)} tensors after {sys.argv[3]} steps: largest difference, 2 ranks at batch 2 vs 1 at batch 4: "
+      f"{worst:.3g}; every weight moved from its start by up to at least {moved:.3g}")
 assert all(ok for ok, _, _, _ in results), f"not within the training tolerance: {worst}"
+assert moved > 1e-4, f"a weight matrix did not move from its initial value in training ({moved:.3g})"
 PY
 
 # A rank that dies: the other must notice within the timeout and say so.

@@ -67,6 +67,12 @@ void TrainConfig::validate(std::string_view source) const {
   if (grad_accum <= 0) fail("grad_accum", "positive", grad_accum);
   if (max_steps < 0) fail("max_steps", ">= 0", max_steps);
   if (checkpoint_every < 0) fail("checkpoint_every", ">= 0", checkpoint_every);
+  // The settings are saved as JSON in every checkpoint and metrics file, and JSON
+  // holds UTF-8 only: a file name or text that is not would cost the run its results.
+  for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"model", model}, {"data", data},
+                                  {"start_context", start_context}, {"out_dir", out_dir}}) {
+    check_utf8(text, fmt::format("{}: {}", source, key));
+  }
 }
 
 TrainConfig parse_train_config(std::string_view text, std::string_view source) {

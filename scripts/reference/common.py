@@ -13,11 +13,37 @@ def data_file(name):
     return pathlib.Path(os.environ.get("LLM_DATA_DIR") or ROOT / "data") / name
 
 
+def provenance():
+    """What made a golden: the CPU (its float kernels round differently), the libraries
+    and the date."""
+    import datetime
+    import platform
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    flags = pathlib.Path("/proc/cpuinfo").read_text() if pathlib.Path("/proc/cpuinfo").exists() else ""
+    return {"cpu": cpu, "avx512": " avx512f " in flags, "machine": platform.machine(),
+            "python": platform.python_version(), "torch": torch.__version__,
+            "blas": "OpenBLAS" if "openblas" in torch.__config__.show().lower() else "other",
+            "date": datetime.date.today().isoformat()}
+
+
 def save_golden(name, tensors):
-    """Writes tests/golden/<name>.pt: a dict of tensors, loadable by torch::pickle_load."""
+    """Writes tests/golden/<name>.pt, a dict of tensors loadable by torch::pickle_load,
+    and records what made it in tests/golden/PROVENANCE.json."""
+    import json
     GOLDEN.mkdir(parents=True, exist_ok=True)
     path = GOLDEN / f"{name}.pt"
     torch.save({k: v.detach().clone().contiguous() for k, v in tensors.items()}, path)
+    record = GOLDEN / "PROVENANCE.json"
+    made = json.loads(record.read_text()) if record.exists() else {}
+    made[path.name] = provenance()
+    record.write_text(json.dumps(dict(sorted(made.items())), indent=2) + "\n")
     print(f"wrote {path.relative_to(ROOT)} ({path.stat().st_size} bytes)")
 
 

@@ -13,6 +13,15 @@ def data_file(name):
     return pathlib.Path(os.environ.get("LLM_DATA_DIR") or ROOT / "data") / name
 
 
+def blas_library():
+    """The BLAS that libblas.so.3 resolves to (Debian's alternatives: OpenBLAS, BLIS, ...)."""
+    import glob
+    import os
+    for link in sorted(glob.glob("/etc/alternatives/libblas.so.3*")):
+        return os.path.realpath(link)
+    return "unknown"
+
+
 def provenance():
     """What made a golden: the CPU (its float kernels round differently), the libraries
     and the date."""
@@ -29,7 +38,7 @@ def provenance():
     flags = pathlib.Path("/proc/cpuinfo").read_text() if pathlib.Path("/proc/cpuinfo").exists() else ""
     return {"cpu": cpu, "avx512": " avx512f " in flags, "machine": platform.machine(),
             "python": platform.python_version(), "torch": torch.__version__,
-            "blas": "OpenBLAS" if "openblas" in torch.__config__.show().lower() else "other",
+            "blas": blas_library(),
             "date": datetime.date.today().isoformat()}
 
 

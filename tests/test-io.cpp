@@ -1,10 +1,15 @@
 #include <algorithm>
+#include <csignal>
 #include <fstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
+#include "llm/util/interrupt.h"
 #include "llm/util/show.h"
 #include "llm/util/utf8.h"
 
@@ -159,4 +164,41 @@ TEST_CASE("utf8_replace_invalid replaces what Python's decode(errors=\"replace\"
   for (const auto& [bytes, expected] : cases) CHECK(llm::utf8_replace_invalid(bytes) == expected);
   CHECK(llm::utf8_length("h\xC3\xA9llo \xE2\x82\xAC") == 7);
   CHECK(llm::utf8_offset("h\xC3\xA9llo", 2) == 3);
+}
+
+TEST_CASE("write_file_atomic refuses to replace what is not a regular file") {
+  const auto dir = llm::test::temp_dir("not-regular");
+  llm::write_file_atomic(dir / "target.txt", "kept");
+  std::filesystem::create_symlink(dir / "target.txt", dir / "link.txt");
+  std::filesystem::create_directory(dir / "folder");
+  CHECK_THROWS_WITH(llm::write_file_atomic(dir / "link.txt", "new"), Catch::Contains("a symbolic link"));
+  CHECK(std::filesystem::is_symlink(dir / "link.txt"));
+  CHECK(llm::read_file(dir / "target.txt") == "kept");
+  CHECK_THROWS_WITH(llm::write_file_atomic(dir / "folder", "new"), Catch::Contains("a folder"));
+  CHECK_THROWS_WITH(llm::write_file_atomic("/dev/null", "new"), Catch::Contains("a device"));
+  CHECK(std::filesystem::is_character_file("/dev/null"));
+}
+
+TEST_CASE("a second Ctrl-C during a write ends the program only once the write is done") {
+  // In a child process: StopOnSignal, then two SIGINTs while DeferSignals is alive. The
+  // first must only ask to stop, the second must end the child after the guard, with
+  // SIGINT, and the file written inside the guard must be whole.
+  const auto dir = llm::test::temp_dir("defer-signals");
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    const llm::StopOnSignal stop;
+    {
+      const llm::DeferSignals finish_first;
+      std::raise(SIGINT);
+      std::raise(SIGINT);
+      std::ofstream(dir / "written") << (llm::StopOnSignal::requested() ? "stop requested" : "no stop");
+    }
+    std::_Exit(0);  // not reached: the second SIGINT ends the child here
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
+  CHECK(llm::read_file(dir / "written") == "stop requested");
 }

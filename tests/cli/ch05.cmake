@@ -94,4 +94,8 @@ llm_cli_test(ch05-02:distributed-rank-outside-world 2 "rank must be in 0..1 \\(w
 llm_cli_test(ch05-02:distributed-no-rank-0 1 "rank 1: the rendezvous at 127.0.0.1:29431 failed within 2 s"
              NEEDS ${GPT2} ${VERDICT}
              COMMAND ch05-02-train --config ${CFG}/tiny.json --world-size 2 --rank 1 --master-port 29431 --dist-timeout 2)
-
+add_test(NAME cli:ch05-02:ctrl-c-during-the-sample-saves
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/stop_in_sample.sh ${BIN} ${RUNS}/stop-in-sample
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch05-02:ctrl-c-during-the-sample-saves PROPERTIES LABELS "cli;robustness" SKIP_RETURN_CODE 77
+                     TIMEOUT 120)

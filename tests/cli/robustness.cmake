@@ -111,3 +111,6 @@ llm_unreadable_test(ch04-06 --config NEEDS ${GPT2} COMMAND ch04-06-gpt-model)
 llm_unreadable_test(ch05-02 --resume NEEDS ${GPT2} COMMAND ch05-02-train)
 llm_unreadable_test(generate --checkpoint NEEDS ${GPT2} COMMAND generate --prompt Hello)
 
+# An output path that names a device is refused, never replaced by a file.
+llm_cli_test(ch04-05:save-outputs-over-dev-null 1 "'/dev/null': exists and is not a regular file \\(a device\\)"
+             COMMAND ch04-05-transformer-block --config ${CFG}/tiny.json --save-outputs /dev/null)

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "llm/util/error.h"
+#include "llm/util/interrupt.h"
 #include "llm/util/utf8.h"
 
 namespace llm {
@@ -38,7 +39,9 @@ torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t m
   if (max_new_tokens < 0) throw Error(fmt::format("generate: max_new_tokens must be >= 0, got {}", max_new_tokens));
   if (context_size <= 0) throw Error(fmt::format("generate: context_size must be positive, got {}", context_size));
   torch::NoGradGuard no_grad;
-  for (int64_t i = 0; i < max_new_tokens; ++i) {
+  // A stop request (Ctrl-C under StopOnSignal) ends a long generation early: the
+  // caller gets the tokens so far and can save its work.
+  for (int64_t i = 0; i < max_new_tokens && !StopOnSignal::requested(); ++i) {
     const auto context = idx.slice(1, std::max<int64_t>(0, idx.size(1) - context_size));  // [b, <= context_size]
     const auto logits = model->forward(context).select(1, -1);                              // [b, vocab_size]
     const auto next = torch::softmax(logits, -1).argmax(-1, /*keepdim=*/true);              // [b, 1]
@@ -83,7 +86,7 @@ torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions
     }
     return model->forward_cached(ids.slice(1, cache->length()), *cache).select(1, -1);  // [b, vocab_size]
   };
-  for (int64_t i = 0; i < options.max_new_tokens(); ++i) {
+  for (int64_t i = 0; i < options.max_new_tokens() && !StopOnSignal::requested(); ++i) {
     auto logits = next_logits(idx);  // [b, vocab_size]
     if (top_k > 0) {
       const auto kth = std::get<0>(torch::topk(logits, top_k)).select(1, -1).unsqueeze(1);  // [b, 1]

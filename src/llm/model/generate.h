@@ -19,7 +19,8 @@ std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor
 /// Lesson 4.7: greedy generation. Appends max_new_tokens ids to each row of `idx`
 /// ([b, t], int64), each the argmax of the logits at the last position, with the
 /// context cropped to its last `context_size` tokens. Runs without autograd; the
-/// caller chooses eval or train mode. Returns [b, t + max_new_tokens].
+/// caller chooses eval or train mode. Returns [b, t + max_new_tokens], or fewer new
+/// tokens when a stop was requested (StopOnSignal) meanwhile.
 torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size);
 
 /// How generate() picks each next token.

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "llm/util/error.h"
+#include "llm/util/interrupt.h"
 
 namespace llm {
 namespace fs = std::filesystem;
@@ -129,6 +130,18 @@ void write_file_atomic(const fs::path& path, std::string_view bytes) {
   if (!fs::is_directory(dir, ec)) {
     throw Error(fmt::format("file '{}': folder '{}' does not exist", path.string(), dir.string()));
   }
+  // Replacing is for files: a device node (/dev/null), a symlink, a folder or a pipe
+  // in the way is refused, never replaced by a regular file.
+  const auto status = fs::symlink_status(path, ec);
+  if (!ec && fs::exists(status) && !fs::is_regular_file(status)) {
+    throw Error(fmt::format("file '{}': exists and is not a regular file (a {}); refusing to replace it",
+                            path.string(), fs::is_symlink(status)     ? "symbolic link"
+                                           : fs::is_directory(status) ? "folder"
+                                           : fs::is_character_file(status) || fs::is_block_file(status)
+                                               ? "device"
+                                               : "special file"));
+  }
+  const DeferSignals finish_first;  // a second Ctrl-C waits for the file to be whole
   std::string tmp = (dir / (temporary_prefix(path) + std::string(kTemporarySuffix, 'X'))).string();
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) {

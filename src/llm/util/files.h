@@ -18,7 +18,10 @@ std::string read_text_file(const std::filesystem::path& path);
 void check_utf8(std::string_view text, std::string_view what);
 
 /// Writes a temporary file beside `path`, flushes it, then renames it over `path`, so
-/// readers see the old file or the new one, never half of one.
+/// readers see the old file or the new one, never half of one. A `path` that exists
+/// and is not a regular file (a symlink, a device such as /dev/null, a folder) is
+/// refused with an llm::Error, never replaced. SIGINT and SIGTERM wait for the write
+/// to finish (DeferSignals).
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
 
 /// Removes the temporary files that write_file_atomic(path, ...) calls killed in the

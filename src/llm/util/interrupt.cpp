@@ -10,6 +10,17 @@ struct sigaction g_previous_int, g_previous_term;
 
 void on_signal(int signal) { g_signal = signal; }
 
+// Signals that came while a DeferSignals guard was alive, by kind.
+volatile std::sig_atomic_t g_deferred_int = 0, g_deferred_term = 0;
+
+void on_deferred_signal(int signal) {
+  g_signal = signal;  // a stop is requested at once; whether the program ends is decided when the guard goes
+  if (signal == SIGINT) ++g_deferred_int;
+  if (signal == SIGTERM) ++g_deferred_term;
+}
+
+bool is_default(const struct sigaction& action) { return action.sa_handler == SIG_DFL; }
+
 }  // namespace
 
 StopOnSignal::StopOnSignal() {
@@ -30,5 +41,30 @@ StopOnSignal::~StopOnSignal() {
 bool StopOnSignal::requested() { return g_signal != 0; }
 
 int StopOnSignal::signal_number() { return g_signal; }
+
+DeferSignals::DeferSignals() : previous_{} {
+  g_deferred_int = g_deferred_term = 0;
+  struct sigaction action {};
+  action.sa_handler = on_deferred_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, &previous_[0]);
+  sigaction(SIGTERM, &action, &previous_[1]);
+}
+
+DeferSignals::~DeferSignals() {
+  const int signals[2] = {SIGINT, SIGTERM};
+  const int counts[2] = {g_deferred_int, g_deferred_term};
+  for (int k = 0; k < 2; ++k) {
+    auto previous = previous_[k];
+    // What the signals would have done: with no handler (or StopOnSignal's after its
+    // first signal) the first ends the program; with StopOnSignal's the first stops
+    // and a second ends it.
+    const bool stop_handler = previous.sa_handler == on_signal;
+    if (counts[k] > 0 && stop_handler) previous.sa_handler = SIG_DFL;  // StopOnSignal's resets itself after one
+    sigaction(signals[k], &previous, nullptr);
+    const bool ends = (is_default(previous_[k]) && counts[k] > 0) || (stop_handler && counts[k] > 1);
+    if (ends) std::raise(signals[k]);
+  }
+}
 
 }  // namespace llm

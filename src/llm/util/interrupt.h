@@ -1,5 +1,7 @@
 #pragma once
 
+#include <signal.h>
+
 namespace llm {
 
 /// While alive, SIGINT (Ctrl-C) and SIGTERM only set a flag that a long loop checks
@@ -16,6 +18,23 @@ class StopOnSignal {
   static bool requested();
   /// The signal that did (0 if none).
   static int signal_number();
+};
+
+/// While alive, SIGINT and SIGTERM cannot end the program: a file being written is
+/// finished first. A signal that comes meanwhile sets the stop flag as usual, and one
+/// that would have ended the program (a second Ctrl-C) ends it when the guard goes,
+/// with the signal's usual exit status. write_file_atomic holds one, so a second
+/// Ctrl-C during a checkpoint write leaves the new checkpoint whole, never a
+/// temporary file.
+class DeferSignals {
+ public:
+  DeferSignals();
+  ~DeferSignals();
+  DeferSignals(const DeferSignals&) = delete;
+  DeferSignals& operator=(const DeferSignals&) = delete;
+
+ private:
+  struct ::sigaction previous_[2];  // SIGINT's and SIGTERM's handlers before the guard
 };
 
 }  // namespace llm

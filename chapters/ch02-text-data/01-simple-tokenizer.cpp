@@ -8,6 +8,7 @@
 #include "llm/cli/cli.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/text/simple_tokenizer.h"
+#include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
 #include "llm/util/utf8.h"
@@ -78,9 +79,15 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", v1.vocab_size());
     for (size_t i = 0; i < std::min<size_t>(51, v1.vocab_size()); ++i) print_entry(v1.vocab()[i], i);
     const auto text = args["text"].as<std::string>();
-    const auto ids = v1.encode(text);
+    std::vector<int64_t> ids;
+    try {
+      ids = v1.encode(text);
+    } catch (const llm::Error& e) {  // V1 knows only the words of --input
+      throw llm::Error(fmt::format("--text, encoded with the vocabulary of --input '{}': {}",
+                                   args["input"].as<std::string>(), e.what()));
+    }
     fmt::print("[{}]\n{}\n{}\n", fmt::join(ids, ", "), llm::python_repr(v1.decode(ids)),
-               llm::python_repr(v1.decode(v1.encode(text))));
+               llm::python_repr(v1.decode(ids)));
 
     // 2.4: V2 adds <|endoftext|> and <|unk|>.
     const auto v2 = llm::SimpleTokenizer::from_text(raw_text, llm::SimpleTokenizer::Version::V2);

@@ -7,6 +7,7 @@ foreach(exe IN LISTS chapters)
   llm_cli_test(${exe}:stray-argument 2 "unexpected argument 'stray'" COMMAND ${exe} stray)
   llm_cli_test(${exe}:bad-seed 2 "--seed: 'abc' is not a valid value" COMMAND ${exe} --seed abc)
   llm_cli_test(${exe}:bad-threads 2 "--threads: expected a positive number, got 0" COMMAND ${exe} --threads 0)
+  llm_cli_test(${exe}:too-many-threads 2 "--threads: at most the machine's [0-9]+ cores, got 10000" COMMAND ${exe} --threads 10000)
   llm_cli_test(${exe}:bad-device 2 "--device: expected auto, cpu, cuda or cuda:N, got 'gpu'" COMMAND ${exe} --device gpu)
   llm_cli_test(${exe}:absent-device 2 "--device cuda:99: (this LibTorch has no CUDA|there are [0-9]+ CUDA devices)"
                COMMAND ${exe} --device cuda:99)
@@ -27,13 +28,15 @@ foreach(exe IN LISTS chapters)
 endforeach()
 
 
-foreach(bad malformed wrong-type unknown-key heads-not-dividing groups-not-dividing zero-context)
+foreach(bad malformed wrong-type unknown-key heads-not-dividing groups-not-dividing zero-context duplicate-key nul-byte)
   set(expect_malformed "not valid JSON")
   set(expect_wrong-type "emb_dim must be an integer")
   set(expect_unknown-key "unknown key 'n_head'")
   set(expect_heads-not-dividing "n_heads \\(5\\) must divide emb_dim \\(768\\)")
   set(expect_groups-not-dividing "n_kv_groups \\(5\\) must divide n_heads \\(12\\)")
   set(expect_zero-context "context_length must be positive, got 0")
+  set(expect_duplicate-key "the key 'n_layers' appears twice")
+  set(expect_nul-byte "not valid JSON \\(a NUL byte at offset 15\\)")
   # Every executable that takes a model config.
   foreach(exe ch04-01-dummy-gpt ch04-03-feed-forward ch04-04-shortcuts ch04-05-transformer-block
               ch04-06-gpt-model ch04-07-generate ch05-01-loss ch05-02-train ch05-03-sampling generate)
@@ -114,3 +117,5 @@ llm_unreadable_test(generate --checkpoint NEEDS ${GPT2} COMMAND generate --promp
 # An output path that names a device is refused, never replaced by a file.
 llm_cli_test(ch04-05:save-outputs-over-dev-null 1 "'/dev/null': exists and is not a regular file \\(a device\\)"
              COMMAND ch04-05-transformer-block --config ${CFG}/tiny.json --save-outputs /dev/null)
+llm_cli_test(ch05-02:seed-too-large 2 "--seed: a run's seed is at most 9223372036854775807, got 18446744073709551615"
+             COMMAND ch05-02-train --seed 18446744073709551615)

@@ -7,7 +7,9 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <iostream>
+#include <thread>
 
 #include "llm/util/error.h"
 
@@ -118,6 +120,12 @@ int run(cxxopts::Options& options, int argc, char** argv,
     const int threads = args["threads"].as<int>();
     if (threads < 1) {
       throw cxxopts::exceptions::exception(fmt::format("--threads: expected a positive number, got {}", threads));
+    }
+    // More threads than cores only wait on each other (10,000 of them start but crawl).
+    const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+    if (threads > cores) {
+      throw cxxopts::exceptions::exception(
+          fmt::format("--threads: at most the machine's {} cores, got {}", cores, threads));
     }
     torch::set_num_threads(threads);
     device(args);  // a bad --device is a flag error before anything runs

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <type_traits>
 #include <variant>
 
@@ -96,7 +97,12 @@ void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args) {
     changed = true;
   }
   if (args.count("seed") != 0) {
-    config.seed = static_cast<int64_t>(args["seed"].as<uint64_t>());
+    const uint64_t seed = args["seed"].as<uint64_t>();
+    if (seed > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      throw cli::BadFlagValue(fmt::format("--seed: a run's seed is at most {}, got {}",
+                                          std::numeric_limits<int64_t>::max(), seed));
+    }
+    config.seed = static_cast<int64_t>(seed);
     changed = true;
   }
   if (!changed) return;  // the file's values were checked when it was read

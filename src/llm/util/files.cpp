@@ -15,6 +15,7 @@
 
 #include "llm/util/error.h"
 #include "llm/util/interrupt.h"
+#include "llm/util/utf8.h"
 
 namespace llm {
 namespace fs = std::filesystem;
@@ -48,44 +49,12 @@ std::string read_text_file(const fs::path& path) {
   return text;
 }
 
-namespace {
-
-// Length of the well-formed UTF-8 sequence at s[i], or 0 (RFC 3629: no overlongs, no
-// surrogates, nothing above U+10FFFF).
-size_t utf8_sequence_length(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  if (c < 0x80) return 1;
-  size_t n;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  }
-  return n;
-}
-
-}  // namespace
-
 void check_utf8(std::string_view text, std::string_view what) {
   size_t line = 1, column = 1;
   for (size_t i = 0; i < text.size();) {
-    const size_t n = utf8_sequence_length(text, i);
-    if (n == 0) {
+    const auto sequence = utf8_sequence_at(text, i);
+    const size_t n = sequence.needed;
+    if (n == 0 || sequence.valid != n) {
       throw Error(fmt::format("{}: invalid UTF-8 at byte {} (line {}, column {}); expected UTF-8 text",
                               what, i, line, column));
     }

@@ -1,5 +1,7 @@
 #include "llm/util/utf8.h"
 
+#include <algorithm>
+
 namespace llm {
 namespace {
 
@@ -21,34 +23,47 @@ size_t utf8_offset(std::string_view text, int64_t index) {
   return text.size();
 }
 
+Utf8Sequence utf8_sequence_at(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return {1, 1};
+  Utf8Sequence sequence;
+  unsigned char low = 0x80, high = 0xBF;  // the range of the second byte
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    sequence.needed = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    sequence.needed = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    sequence.needed = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return {0, 0};
+  }
+  sequence.valid = 1;
+  while (sequence.valid < sequence.needed && i + sequence.valid < s.size()) {
+    const unsigned char next = byte(i + sequence.valid);
+    if (sequence.valid == 1 ? (next < low || next > high) : (next & 0xC0) != 0x80) break;
+    ++sequence.valid;
+  }
+  return sequence;
+}
+
 std::string utf8_replace_invalid(std::string_view bytes) {
-  static constexpr const char* kReplacement = "\xEF\xBF\xBD";
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
   std::string out;
   out.reserve(bytes.size());
-  const auto at = [&](size_t i) { return static_cast<unsigned char>(bytes[i]); };
   for (size_t i = 0; i < bytes.size();) {
-    const unsigned char lead = at(i);
-    size_t length = 0;
-    unsigned char low = 0x80, high = 0xBF;  // the valid range of the second byte
-    if (lead < 0x80) {
-      out += bytes[i++];
-      continue;
-    }
-    if (lead >= 0xC2 && lead <= 0xDF) length = 2;
-    else if (lead >= 0xE0 && lead <= 0xEF) length = 3, low = lead == 0xE0 ? 0xA0 : 0x80, high = lead == 0xED ? 0x9F : 0xBF;
-    else if (lead >= 0xF0 && lead <= 0xF4) length = 4, low = lead == 0xF0 ? 0x90 : 0x80, high = lead == 0xF4 ? 0x8F : 0xBF;
-    size_t valid = 1;  // bytes of a well-formed prefix, the lead byte included
-    while (length != 0 && valid < length && i + valid < bytes.size()) {
-      const unsigned char next = at(i + valid);
-      if (valid == 1 ? (next < low || next > high) : (next & 0xC0) != 0x80) break;
-      ++valid;
-    }
-    if (length != 0 && valid == length) {
-      out.append(bytes.substr(i, length));
+    const auto sequence = utf8_sequence_at(bytes, i);
+    if (sequence.needed != 0 && sequence.valid == sequence.needed) {
+      out.append(bytes.substr(i, sequence.needed));
+      i += sequence.needed;
     } else {
-      out += kReplacement;  // the maximal invalid subpart, at least one byte
+      out.append(kReplacement);  // one for the maximal invalid subpart, at least one byte
+      i += std::max<size_t>(1, sequence.valid);
     }
-    i += length != 0 && valid == length ? length : valid;
   }
   return out;
 }

@@ -14,6 +14,16 @@ int64_t utf8_length(std::string_view text);
 /// so that text.substr(0, utf8_offset(text, n)) is Python's text[:n].
 size_t utf8_offset(std::string_view text, int64_t index);
 
+/// The UTF-8 sequence that starts at s[i] (RFC 3629: no overlongs, no surrogates,
+/// nothing above U+10FFFF): the bytes its first byte calls for (0 when it cannot start
+/// one), and how many of them, from s[i] on, are a well-formed prefix. The sequence is
+/// well-formed when the two are equal.
+struct Utf8Sequence {
+  size_t needed = 0;
+  size_t valid = 0;
+};
+Utf8Sequence utf8_sequence_at(std::string_view s, size_t i);
+
 /// `bytes` with each invalid UTF-8 sequence replaced by U+FFFD, as Python's
 /// bytes.decode("utf-8", errors="replace") does (one U+FFFD per maximal invalid
 /// subpart), which is what tiktoken's decode() returns.

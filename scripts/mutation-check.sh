@@ -6,6 +6,7 @@
 # cores after a first full build of the copy).
 #
 #   scripts/mutation-check.sh [BUILD_DIR]    (default: a fresh folder under /tmp)
+#   ONLY="0 3" scripts/mutation-check.sh     (only these mutations, counted from 0)
 #
 # Exit 0 when every mutation made a test fail; 1 names the mutations that survived.
 set -uo pipefail
@@ -23,13 +24,14 @@ names=("mask diagonal shifted" "LayerNorm eps 1e-5 -> 1e-6" "1/sqrt(d_k) scale d
 files=(src/llm/attention/scaled_dot_product.cpp src/llm/model/layers.h src/llm/attention/scaled_dot_product.cpp
        src/llm/model/generate.cpp)
 froms=("/*diagonal=*/1" "double eps = 1e-5;" "scores / std::sqrt(static_cast<double>(k.size(-1)))"
-       "(next == *options.eos_id()).all()")
-tos=("/*diagonal=*/2" "double eps = 1e-6;" "scores" "(next == *options.eos_id()).any() || idx.size(1) > 4")
+       "(next == *options.eos_id()).all().item<bool>()")
+tos=("/*diagonal=*/2" "double eps = 1e-6;" "scores"
+     "((next == *options.eos_id()).any().item<bool>() || idx.size(1) > 4)")
 tests=("^attention:" "^model:" "^attention:" "^model:")
 
 cmake -S "$copy/src" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
 survived=()
-for i in "${!names[@]}"; do
+for i in ${ONLY:-"${!names[@]}"}; do
   name="${names[$i]}" target="$copy/src/${files[$i]}"
   cp "$target" "$target.orig"
   FROM="${froms[$i]}" TO="${tos[$i]}" /usr/bin/python3 -c '

@@ -30,6 +30,10 @@ llm::GPTConfig config_of(const NamedTensors& g) {
           using Value = std::decay_t<decltype(value)>;
           if constexpr (std::is_same_v<Value, std::string>) {
             value = get(g, "config/gqa").item<bool>() ? "gqa" : "mha";  // the reference's spelling
+          } else if constexpr (std::is_same_v<Value, std::optional<double>>) {
+            const auto key = "config/" + std::string(field.key);
+            const bool recorded = std::any_of(g.begin(), g.end(), [&](const auto& entry) { return entry.first == key; });
+            if (recorded) value = get(g, key).item<double>();  // unset: drop_rate
           } else {
             value = get(g, "config/" + std::string(field.key)).item<Value>();
           }

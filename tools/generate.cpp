@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     const auto out = llm::generate(model, ids, sampling);
     fmt::print("{}\n", llm::token_ids_to_text(tokenizer, out));
     if (args.count("ids") != 0) fmt::print("Ids: {}\n", llm::show_ids(out));
-    llm::save_state_dict_flag(args, model);
+    llm::save_weights_flags(args, model);
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),
                         llm::record_sampling(model, llm::cli::seed(args), sampling, ids, out));

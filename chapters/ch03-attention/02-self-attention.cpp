@@ -2,6 +2,7 @@
 // sqrt(d_k). 3.4.1 computes the second token's context vector step by step; 3.4.2
 // wraps it in SelfAttention_v1 (raw matrices, torch.rand) and SelfAttention_v2
 // (Linear layers). The seeds are the lesson's: 123 for the matrices and v1, 789 for v2.
+// Exercise 3.1 (--exercise-3-1): v2's weights, transposed, make v1 compute v2's output.
 #include <fmt/format.h>
 
 #include "llm/attention/self_attention.h"
@@ -39,13 +40,17 @@ int main(int argc, char** argv) {
   options.add_options()("version", "The module whose run --save-outputs records: 1 or 2",
                         cxxopts::value<int>()->default_value("1"))(
       "v2-seed", "Seed of SelfAttention_v2's weights (the lesson's 789)",
-      cxxopts::value<uint64_t>()->default_value("789"));
+      cxxopts::value<uint64_t>()->default_value("789"))(
+      "exercise-3-1", "Then copy SelfAttention_v2's weights, transposed, into v1 and show that v1 gives v2's output");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);
     const auto o = llm::attention_options(args);
     const int version = args["version"].as<int>();
     if (version != 1 && version != 2) throw llm::cli::BadFlagValue(fmt::format("--version must be 1 or 2, got {}", version));
+    if (args.count("exercise-3-1") != 0 && o.qkv_bias()) {
+      throw llm::cli::BadFlagValue("--exercise-3-1 copies weights into v1, which has no bias: drop --qkv-bias");
+    }
     const uint64_t seed = llm::cli::seed(args), v2_seed = args["v2-seed"].as<uint64_t>();
 
     const auto run = [&](auto module, const std::string& kind, uint64_t module_seed, bool record) {
@@ -57,12 +62,26 @@ int main(int argc, char** argv) {
         llm::save_tensors(args["save-outputs"].as<std::string>(),
                           llm::record_attention_run(kind, module_seed, o, module, x, out));
       }
+      return out;
     };
     torch::manual_seed(seed);
     step_by_step(llm::attention_input({o.context_length(), o.d_in()}).detach(), o.d_out());
     torch::manual_seed(seed);
     run(llm::SelfAttentionV1(o), "self_attention_v1", seed, version == 1);
     torch::manual_seed(v2_seed);
-    run(llm::SelfAttentionV2(o), "self_attention_v2", v2_seed, version == 2);
+    llm::SelfAttentionV2 v2(o);
+    const auto v2_out = run(v2, "self_attention_v2", v2_seed, version == 2);
+    if (args.count("exercise-3-1") != 0) {
+      fmt::print("\nExercise 3.1: SelfAttention_v1 with v2's weights (nn.Linear keeps them transposed)\n");
+      llm::SelfAttentionV1 v1(o);
+      {
+        torch::NoGradGuard no_grad;
+        v1->W_query.copy_(v2->W_query->weight.t());
+        v1->W_key.copy_(v2->W_key->weight.t());
+        v1->W_value.copy_(v2->W_value->weight.t());
+      }
+      const auto v1_out = run(v1, "self_attention_v1", seed, false);
+      fmt::print("Same as SelfAttention_v2: {}\n", torch::allclose(v1_out, v2_out) ? "True" : "False");
+    }
   });
 }

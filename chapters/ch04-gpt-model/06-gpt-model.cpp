@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     const int64_t total_params_gpt2 = total_params - model->out_head->weight.numel();
     fmt::print("Number of trainable parameters considering weight tying: {}\n", llm::thousands(total_params_gpt2));
     fmt::print("Total size of the model: {:.2f} MB\n", static_cast<double>(total_params) * 4 / (1024.0 * 1024.0));
-    llm::save_state_dict_flag(args, model);
+    llm::save_weights_flags(args, model);
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("gpt_model", llm::cli::seed(args), model->config);
       archive.insert(archive.end(), {{"inputs", batch}, {"logits", logits}, {"eval", torch::tensor(args.count("eval") != 0)}});

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     const auto out = llm::generate_text_simple(model, encoded, max_new_tokens, context);  // [1, n + new]
     fmt::print("Output: {}\nOutput length: {}\n", llm::show(out), out.size(1));
     fmt::print("{}\n", llm::token_ids_to_text(tokenizer, out));
-    llm::save_state_dict_flag(args, model);
+    llm::save_weights_flags(args, model);
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("generate", llm::cli::seed(args), model->config);
       archive.insert(archive.end(), {{"prompt", encoded}, {"generated", out}});

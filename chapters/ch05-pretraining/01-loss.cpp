@@ -1,9 +1,12 @@
 // Lesson 5.1: how the loss scores a GPT's next-token guesses (two example sentences,
-// step by step), perplexity, and the untrained model's loss on the-verdict.
+// step by step), perplexity, and the untrained model's loss on the-verdict. Exercise 5.5
+// is the same with GPT-2's weights: --config configs/gpt2-124m.json --load-state-dict
+// FILE --max-length 256.
 #include <fmt/format.h>
 
 #include "llm/model/generate.h"
 #include "llm/cli/model_flags.h"
+#include "llm/cli/train_flags.h"
 #include "llm/train/loss.h"
 #include "llm/train/train_data.h"
 #include "llm/cli/cli.h"
@@ -13,17 +16,24 @@
 #include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch05-01-loss", "Cross-entropy loss and perplexity of an untrained GPT");
-  llm::add_config_flag(options, "gpt2-small-256.json");
+  auto options = llm::cli::options("ch05-01-loss", "Cross-entropy loss and perplexity of a GPT (untrained unless weights are given)");
+  llm::add_trained_model_flags(options, "gpt2-small-256.json");
   options.add_options()("data", "Text whose training and validation loss are computed",
-                        cxxopts::value<std::string>()->default_value("the-verdict.txt"), "FILE");
+                        cxxopts::value<std::string>()->default_value("the-verdict.txt"), "FILE")(
+      "max-length", "Tokens per window of the loaders (0: the model's context length; exercise 5.5: 256)",
+      cxxopts::value<int64_t>()->default_value("0"), "N");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);
+    auto model = llm::trained_model_from_flags(args);  // untrained unless given: the seed's random weights
+    const int64_t max_length = args["max-length"].as<int64_t>();
+    if (max_length < 0 || max_length > model->config.context_length) {
+      throw llm::cli::BadFlagValue(fmt::format("--max-length must be in 0..{} (the context length), got {}",
+                                               model->config.context_length, max_length));
+    }
     const auto tokenizer = llm::BpeTokenizer::gpt2();
-    llm::GPTModel model(llm::config_from_flags(args));  // untrained: the seed's random weights
-    model->to(device);
     model->eval();  // disable dropout during inference
+    fmt::print("Weights: {}\n", llm::model_source(args));
 
     // 5.1.1: what the untrained model makes of "Every effort moves you".
     const auto generated = llm::generate_text_simple(
@@ -66,7 +76,8 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", text_data.substr(0, llm::utf8_offset(text_data, 99)));  // the first 99 characters
     fmt::print("{}\n", text_data.substr(llm::utf8_offset(text_data, std::max<int64_t>(0, total_characters - 99))));
     fmt::print("Characters: {}\nTokens: {}\n", total_characters, tokenizer.encode(text_data).size());
-    const auto data = llm::split_train_val(text_data, tokenizer, run, model->config.context_length, run.data);
+    const auto data = llm::split_train_val(text_data, tokenizer, run, max_length > 0 ? max_length : model->config.context_length,
+                                           run.data);
     const llm::DataLoader train_loader(data.train, llm::DataLoaderOptions(run.batch_size));
     const llm::DataLoader val_loader(data.val, llm::DataLoaderOptions(run.batch_size).shuffle(false).drop_last(false));
     int64_t train_tokens = 0, val_tokens = 0;
@@ -93,8 +104,11 @@ int main(int argc, char** argv) {
                                      {"loss", loss},
                                      {"data", llm::string_to_tensor(run.data)},
                                      {"train_loss", torch::tensor(train_loss, torch::kDouble)},
-                                     {"val_loss", torch::tensor(val_loss, torch::kDouble)}});
+                                     {"val_loss", torch::tensor(val_loss, torch::kDouble)},
+                                     {"max_length", torch::tensor(max_length)}});
+      if (args.count("checkpoint") + args.count("load-state-dict") != 0) llm::record_weights(archive, *model);
       llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
     }
+    llm::save_weights_flags(args, model);
   });
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "llm/io/state_dict.h"
+#include "llm/model/gpt_weights.h"
 #include "llm/cli/train_flags.h"
 #include "llm/cli/cli.h"
 #include "llm/util/error.h"
@@ -68,6 +69,7 @@ void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
   if (args.count("save-state-dict") != 0) {
     llm::save_tensors(args["save-state-dict"].as<std::string>(), llm::state_dict(*trainer.model()));
   }
+  if (args.count("save-safetensors") != 0) llm::save_hf_gpt2(args["save-safetensors"].as<std::string>(), trainer.model());
   if (!config.out_dir.empty()) {
     fmt::print("Checkpoint: {}\nMetrics: {}\n", trainer.checkpoint_path().string(), trainer.metrics_path().string());
     if (args.count("no-plot") == 0 && !trainer.progress().history.empty()) {
@@ -111,6 +113,8 @@ int main(int argc, char** argv) {
   llm::add_run_flags(options);
   options.add_options("Output")("save-state-dict", "At the end, also write the weights alone (a PyTorch state_dict)",
                                 cxxopts::value<std::string>(), "FILE")(
+      "save-safetensors", "At the end, also write the weights in Hugging Face's GPT-2 layout, with config.json beside them",
+      cxxopts::value<std::string>(), "FILE")(
       "no-plot", "Skip the loss plot (out_dir/losses.png)")(
       "progress", "Live progress line on stderr: auto (when a terminal), always or never",
       cxxopts::value<std::string>()->default_value("auto"), "WHEN");
@@ -121,6 +125,9 @@ int main(int argc, char** argv) {
       throw llm::cli::BadFlagValue(fmt::format("--progress must be auto, always or never, got '{}'", when));
     }
     const auto run = llm::training_run_from_flags(args);  // every flag checked before the data loads
+    if (args.count("save-safetensors") != 0 && run.model_config.attention == "gqa") {
+      throw llm::cli::BadFlagValue("--save-safetensors writes GPT-2's layout, which has no grouped-query attention");
+    }
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     const auto trainer = llm::make_trainer(run, args, tokenizer);
     // In a data-parallel run rank 0 speaks for all; the others print only their errors.

@@ -78,12 +78,18 @@ def loaders(cfg, run, train_ids, val_ids):
     return train_loader, val_loader
 
 
-def train(cfg, run, train_ids, val_ids, on_eval=None, on_sample=None):
-    """Returns the history: one row per evaluation, as the C++ checkpoint's history/."""
+def train(cfg, run, train_ids, val_ids, on_eval=None, on_sample=None, start=None):
+    """Returns the history: one row per evaluation, as the C++ checkpoint's history/.
+    `start`, lesson 5.4's {"model_state_dict": ..., "optimizer_state_dict": ...}, is
+    loaded as the lesson loads it, after the model and AdamW are built."""
     run = RUN_DEFAULTS | run
     torch.manual_seed(run["seed"])
     model = GPTModel(cfg)
     optimizer = torch.optim.AdamW(model.parameters(), lr=run["lr"], weight_decay=run["weight_decay"])
+    if start is not None:
+        model.load_state_dict(start["model_state_dict"], strict=False)  # with or without the masks
+        if "optimizer_state_dict" in start:
+            optimizer.load_state_dict(start["optimizer_state_dict"])
     train_loader, val_loader = loaders(cfg, run, train_ids, val_ids)
     accum = run["grad_accum"]
     total_steps = -(-len(train_loader) // accum) * run["num_epochs"]

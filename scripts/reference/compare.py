@@ -205,8 +205,7 @@ def model_run(saved, seed):
         return {"logits": model(saved["inputs"])} | gpt.fingerprints(model)
     if kind == "sample":
         # Lesson 5.3.3: the same weights, torch.manual_seed(seed) right before generate().
-        model = gpt.GPTModel(cfg)
-        model.load_state_dict({k[len("model/"):]: v for k, v in saved.items() if k.startswith("model/")}, strict=False)
+        model = recorded_model(cfg, saved)
         model.eval()
         new_tokens = int(saved["max_new_tokens"])
         top_k = int(saved["top_k"]) or None
@@ -222,18 +221,32 @@ def model_run(saved, seed):
         generated = gpt.generate_text_simple(model, saved["prompt"], new_tokens, cfg["context_length"])
         return {"generated": generated} | gpt.fingerprints(model)
     if kind == "loss":
-        model = gpt.GPTModel(cfg)
+        # Lesson 5.1 (and exercise 5.5 with loaded weights, in windows of max_length).
+        model = recorded_model(cfg, saved)
         model.eval()
+        run = ch05_train.RUN_DEFAULTS
+        max_length = int(saved["max_length"]) if "max_length" in saved else 0
         with torch.no_grad():
             logits = model(saved["inputs"])
             loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), saved["targets"].flatten())
-            train_ids, val_ids = ch05_train.split_ids(read_text(bytes(saved["data"].tolist()).decode()), ch05_train.RUN_DEFAULTS,
+            train_ids, val_ids = ch05_train.split_ids(read_text(bytes(saved["data"].tolist()).decode()), run,
                                                       gpt2_bpe.Encoder().encode)
-            train_loader, val_loader = ch05_train.loaders(cfg, ch05_train.RUN_DEFAULTS, train_ids, val_ids)
+            window = cfg | {"context_length": max_length or cfg["context_length"]}
+            train_loader, val_loader = ch05_train.loaders(window, run, train_ids, val_ids)
             return {"logits": logits, "loss": loss,
                     "train_loss": torch.tensor(ch05_train.calc_loss_loader(train_loader, model), dtype=torch.float64),
                     "val_loss": torch.tensor(ch05_train.calc_loss_loader(val_loader, model), dtype=torch.float64)}
     sys.exit(f"compare: unknown kind '{kind}'")
+
+
+def recorded_model(cfg, saved):
+    """The GPT of the archive's config: with its recorded weights ("model/...") when a run
+    loaded or trained them, else the seed's initial ones (the caller seeded)."""
+    model = gpt.GPTModel(cfg)
+    weights = {k[len("model/"):]: v for k, v in saved.items() if k.startswith("model/")}
+    if weights:
+        model.load_state_dict(weights, strict=False)
+    return model
 
 
 def read_text(name):

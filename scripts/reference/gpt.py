@@ -34,19 +34,24 @@ class FeedForward(nn.Module):
         return self.layers(x)
 
 
+def drop_rate(cfg, where):
+    """Exercise 4.3's separate rates (drop_rate_emb, _attn, _shortcut), else drop_rate."""
+    return cfg.get(f"drop_rate_{where}", cfg["drop_rate"])
+
+
 class TransformerBlock(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         if cfg.get("attention", "mha") == "gqa":
-            self.att = GroupedQueryAttention(cfg["emb_dim"], cfg["emb_dim"], cfg["context_length"], cfg["drop_rate"],
+            self.att = GroupedQueryAttention(cfg["emb_dim"], cfg["emb_dim"], cfg["context_length"], drop_rate(cfg, "attn"),
                                              cfg["n_heads"], cfg.get("n_kv_groups") or cfg["n_heads"], cfg["qkv_bias"])
         else:
-            self.att = MultiHeadAttention(cfg["emb_dim"], cfg["emb_dim"], cfg["context_length"], cfg["drop_rate"],
+            self.att = MultiHeadAttention(cfg["emb_dim"], cfg["emb_dim"], cfg["context_length"], drop_rate(cfg, "attn"),
                                           cfg["n_heads"], cfg["qkv_bias"])
         self.ff = FeedForward(cfg)
         self.norm1 = LayerNorm(cfg["emb_dim"])
         self.norm2 = LayerNorm(cfg["emb_dim"])
-        self.drop_shortcut = nn.Dropout(cfg["drop_rate"])
+        self.drop_shortcut = nn.Dropout(drop_rate(cfg, "shortcut"))
 
     def forward(self, x):
         shortcut = x
@@ -66,7 +71,7 @@ class GPTModel(nn.Module):
         super().__init__()
         self.tok_emb = nn.Embedding(cfg["vocab_size"], cfg["emb_dim"])
         self.pos_emb = nn.Embedding(cfg["context_length"], cfg["emb_dim"])
-        self.drop_emb = nn.Dropout(cfg["drop_rate"])
+        self.drop_emb = nn.Dropout(drop_rate(cfg, "emb"))
         self.trf_blocks = nn.Sequential(*[TransformerBlock(cfg) for _ in range(cfg["n_layers"])])
         self.final_norm = LayerNorm(cfg["emb_dim"])
         self.out_head = nn.Linear(cfg["emb_dim"], cfg["vocab_size"], bias=False)
@@ -125,6 +130,7 @@ def fingerprint(t):
     return (bits * weights).sum()
 
 
+OPTIONAL_KEYS = ["drop_rate_emb", "drop_rate_attn", "drop_rate_shortcut"]
 CONFIG_KEYS = ["vocab_size", "context_length", "emb_dim", "n_heads", "n_layers", "drop_rate", "qkv_bias",
                "n_kv_groups"]
 
@@ -164,6 +170,7 @@ def config_from(saved):
     cfg = {k: saved[f"config/{k}"].item() for k in CONFIG_KEYS}
     cfg["qkv_bias"] = bool(cfg["qkv_bias"])
     cfg["attention"] = "gqa" if bool(saved["config/gqa"]) else "mha"
+    cfg.update({k: saved[f"config/{k}"].item() for k in OPTIONAL_KEYS if f"config/{k}" in saved})
     return cfg
 
 

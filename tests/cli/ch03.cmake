@@ -31,3 +31,7 @@ llm_compare_test(ch03-05-dropout ch03-05-multi-head-attention --dropout 0.1 --d-
                  --context-length 9 --qkv-bias)
 llm_compare_test(ch03-06-mqa ch03-06-grouped-query-attention --num-kv-groups 1 --d-in 16 --d-out 24 --num-heads 6
                  --dropout 0.1 --context-length 12)
+# Exercise 3.1: v2's weights, transposed, make v1 compute v2's output.
+llm_cli_test(ch03-02:exercise-3-1 0 "Same as SelfAttention_v2: True" COMMAND ch03-02-self-attention --exercise-3-1)
+llm_cli_test(ch03-02:exercise-3-1-with-bias 2 "v1, which has no bias: drop --qkv-bias"
+             COMMAND ch03-02-self-attention --exercise-3-1 --qkv-bias)

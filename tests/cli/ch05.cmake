@@ -26,7 +26,7 @@ llm_cli_test(ch05-02:resume-state-dict 1 "is not a training checkpoint" NEEDS ${
              COMMAND ch05-02-train --resume ${PROJECT_SOURCE_DIR}/tests/golden/micro-state-dict.pt)
 llm_cli_test(ch05-02:resume-not-an-archive 1 "not a torch.save archive" NEEDS ${GPT2}
              COMMAND ch05-02-train --resume ${FIXTURES}/binary.bin)
-llm_cli_test(ch05-02:resume-with-config 2 "leave out --train-config and --config" NEEDS ${GPT2}
+llm_cli_test(ch05-02:resume-with-config 2 "leave out --train-config, --config and --load-state-dict" NEEDS ${GPT2}
              COMMAND ch05-02-train --resume x.pt --config ${CFG}/tiny.json)
 foreach(signal INT TERM)
   add_test(NAME cli:ch05-02:sig${signal}-saves-and-resumes
@@ -58,6 +58,22 @@ llm_cli_test(generate:help 0 "Usage:" COMMAND generate --help)
 llm_cli_test(generate:unknown-flag 2 "Option 'bogus' does not exist" COMMAND generate --bogus)
 
 llm_compare_test(ch05-01-loss ch05-01-loss --config ${CFG}/tiny.json)
+# Exercise 5.5: the loss of given weights, in windows shorter than the context.
+add_test(NAME cli:ch05-01:weights-for-exercise-5.5
+         COMMAND ${BIN}/ch04-06-gpt-model --config ${CFG}/tiny.json --seed 9 --save-state-dict ${RUNS}/tiny-seed-9.pt)
+set_tests_properties(cli:ch05-01:weights-for-exercise-5.5 PROPERTIES LABELS cli FIXTURES_SETUP tiny-seed-9)
+llm_compare_test(ch05-01-loss-of-given-weights ch05-01-loss --config ${CFG}/tiny.json
+                 --load-state-dict ${RUNS}/tiny-seed-9.pt --max-length 32)
+set_tests_properties(cli:ch05-01-loss-of-given-weights:compare-with-pytorch PROPERTIES FIXTURES_REQUIRED tiny-seed-9)
+llm_cli_test(ch05-01:max-length-over-context 2 "--max-length must be in 0..64 \\(the context length\\), got 65"
+             NEEDS ${GPT2} COMMAND ch05-01-loss --config ${CFG}/tiny.json --max-length 65)
+# Lesson 5.4: continuing from model_and_optimizer.pth, AdamW's state included.
+add_test(NAME cli:ch05-02:continue-from-lesson-5.4 COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/continue_training.py
+                                                           ${BIN}/ch05-02-train
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch05-02:continue-from-lesson-5.4 PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+llm_cli_test(ch05-02:resume-with-state-dict 2 "leave out --train-config, --config and --load-state-dict" NEEDS ${GPT2}
+             COMMAND ch05-02-train --resume x.pt --load-state-dict y.pt)
 # The lesson's generate() on the same weights after the same seed gives the same ids.
 llm_compare_test(ch05-03-sampling ch05-03-sampling --config ${CFG}/tiny.json --max-new-tokens 30)
 llm_compare_test(generate-sampled generate --config ${CFG}/tiny.json --temperature 1.4 --top-k 25 --max-new-tokens 30)
@@ -99,3 +115,9 @@ add_test(NAME cli:ch05-02:ctrl-c-during-the-sample-saves
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch05-02:ctrl-c-during-the-sample-saves PROPERTIES LABELS "cli;robustness" SKIP_RETURN_CODE 77
                      TIMEOUT 120)
+llm_cli_test(ch05-02:out-dir-is-a-file 1 "out_dir '.*binary.bin': cannot be made a folder" NEEDS ${VERDICT} ${GPT2}
+             COMMAND ch05-02-train ${TINY_RUN} --max-steps 1 --out-dir ${FIXTURES}/binary.bin)
+# Lesson 5.5: GPT-2 in Hugging Face's safetensors layout, in and out again.
+add_test(NAME cli:ch05:gpt2-safetensors COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/gpt2_safetensors.py ${BIN}
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch05:gpt2-safetensors PROPERTIES LABELS cli SKIP_RETURN_CODE 77)

@@ -17,10 +17,15 @@ void add_config_flag(cxxopts::Options& options, const std::string& default_confi
 
 void add_model_flags(cxxopts::Options& options, const std::string& default_config) {
   add_config_flag(options, default_config);
-  options.add_options("Model")("load-state-dict", "Weights to load: a torch.save'd state_dict of the same config, or lesson 5.4's model_and_optimizer.pth",
-                               cxxopts::value<std::string>(), "FILE")(
+  options.add_options("Model")(
+      "load-state-dict",
+      "Weights to load, for the same config: a torch.save'd state_dict, lesson 5.4's model_and_optimizer.pth, or "
+      "safetensors (the lesson's names or Hugging Face's GPT-2 layout)",
+      cxxopts::value<std::string>(), "FILE")(
       "save-state-dict", "Write the model's state_dict here (PyTorch's load_state_dict accepts it, strict)",
-      cxxopts::value<std::string>(), "FILE");
+      cxxopts::value<std::string>(), "FILE")(
+      "save-safetensors", "Write the weights here in Hugging Face's GPT-2 layout, with config.json beside them "
+      "(transformers' GPT2LMHeadModel opens the folder)", cxxopts::value<std::string>(), "FILE");
 }
 
 GPTConfig config_from_flags(const cxxopts::ParseResult& args) { return load_gpt_config(args["config"].as<std::string>()); }
@@ -35,8 +40,9 @@ GPTModel model_from_flags(const cxxopts::ParseResult& args) {
   return model;
 }
 
-void save_state_dict_flag(const cxxopts::ParseResult& args, const GPTModel& model) {
+void save_weights_flags(const cxxopts::ParseResult& args, const GPTModel& model) {
   if (args.count("save-state-dict") != 0) save_tensors(args["save-state-dict"].as<std::string>(), state_dict(*model));
+  if (args.count("save-safetensors") != 0) save_hf_gpt2(args["save-safetensors"].as<std::string>(), model);
 }
 
 void add_sampling_flags(cxxopts::Options& options, const std::string& default_prompt, int64_t default_max_new_tokens,

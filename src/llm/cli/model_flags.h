@@ -13,18 +13,19 @@ namespace llm {
 /// --config FILE (a JSON model config; default GPT-2 small).
 void add_config_flag(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");
 
-/// --config, plus --load-state-dict FILE and --save-state-dict FILE.
+/// --config, plus --load-state-dict FILE, --save-state-dict FILE and --save-safetensors FILE.
 void add_model_flags(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");
 
 GPTConfig config_from_flags(const cxxopts::ParseResult& args);
 
 /// The GPT of --config, seeded by --seed, with the weights of --load-state-dict when
-/// given (a torch.save'd state_dict, from PyTorch or from --save-state-dict).
+/// given (any file load_gpt_weights takes).
 GPTModel model_from_flags(const cxxopts::ParseResult& args);
 
 /// Writes the model's state dict to --save-state-dict, when given: a file that
-/// PyTorch's GPTModel.load_state_dict(torch.load(FILE)) accepts with strict=True.
-void save_state_dict_flag(const cxxopts::ParseResult& args, const GPTModel& model);
+/// PyTorch's GPTModel.load_state_dict(torch.load(FILE)) accepts with strict=True; and
+/// its weights in Hugging Face's GPT-2 layout to --save-safetensors (save_hf_gpt2).
+void save_weights_flags(const cxxopts::ParseResult& args, const GPTModel& model);
 
 /// --prompt, --max-new-tokens, --temperature, --top-k and --eos-id, with these defaults.
 void add_sampling_flags(cxxopts::Options& options, const std::string& default_prompt = "Every effort moves you",

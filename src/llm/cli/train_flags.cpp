@@ -117,7 +117,9 @@ void add_run_flags(cxxopts::Options& options, const std::string& default_train_c
   options.add_options("Run")("train-config", "Run settings (JSON); flags override them",
                              cxxopts::value<std::string>()->default_value(config_file(default_train_config)), "FILE")(
       "resume", "Continue the run saved in this checkpoint (its settings, changed by the flags given)",
-      cxxopts::value<std::string>(), "FILE");
+      cxxopts::value<std::string>(), "FILE")(
+      "load-state-dict", "Start a new run from these weights: a state dict, or lesson 5.4's model_and_optimizer.pth "
+      "(then with its AdamW state too)", cxxopts::value<std::string>(), "FILE");
   add_train_flags(options);
   add_distributed_flags(options);
 }
@@ -140,12 +142,16 @@ TrainingRun training_run_from_flags(const cxxopts::ParseResult& args) {
     run.config = load_train_config(args["train-config"].as<std::string>());
     apply_train_flags(run.config, args);
     run.model_config = load_gpt_config(model_config_path(run.config));
+    if (args.count("load-state-dict") != 0) {
+      run.initial_weights_path = args["load-state-dict"].as<std::string>();
+      run.initial_weights = load_tensors(run.initial_weights_path);
+    }
     return run;
   }
-  if (args.count("train-config") != 0 || args.count("config") != 0) {
+  if (args.count("train-config") != 0 || args.count("config") != 0 || args.count("load-state-dict") != 0) {
     throw cli::BadFlagValue(
-        "--resume continues the checkpoint's run with its own settings and model; leave out --train-config "
-        "and --config (other flags change the settings)");
+        "--resume continues the checkpoint's run with its own settings, model and weights; leave out "
+        "--train-config, --config and --load-state-dict (other flags change the settings)");
   }
   run.checkpoint_path = args["resume"].as<std::string>();
   run.checkpoint = load_checkpoint(run.checkpoint_path);
@@ -162,13 +168,20 @@ std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, const cxxopts::Par
   auto trainer = std::make_unique<Trainer>(run.config, run.model_config, std::move(data), tokenizer,
                                            run_device(args, run.distributed), std::move(group));
   if (!run.checkpoint.empty()) trainer->resume(run.checkpoint, run.checkpoint_path);
+  if (!run.initial_weights.empty()) {
+    const bool with_optimizer = trainer->start_from(run.initial_weights, run.initial_weights_path);
+    if (trainer->is_main()) {
+      fmt::print("Starting from: '{}' ({})\n", run.initial_weights_path,
+                 with_optimizer ? "its weights and AdamW state" : "its weights; AdamW starts fresh");
+    }
+  }
   return trainer;
 }
 
-void add_trained_model_flags(cxxopts::Options& options) {
+void add_trained_model_flags(cxxopts::Options& options, const std::string& default_config) {
   options.add_options("Model")("checkpoint", "A training checkpoint (its config and weights)",
                                cxxopts::value<std::string>(), "FILE");
-  add_model_flags(options);
+  add_model_flags(options, default_config);
 }
 
 GPTModel trained_model_from_flags(const cxxopts::ParseResult& args) {

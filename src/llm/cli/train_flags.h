@@ -25,7 +25,8 @@ void add_distributed_flags(cxxopts::Options& options);
 /// given: a single-process run. A malformed or inconsistent value is an llm::Error.
 std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::ParseResult& args);
 
-/// --train-config FILE and --resume FILE, plus one flag per run setting.
+/// --train-config FILE, --resume FILE and --load-state-dict FILE, plus one flag per run
+/// setting.
 void add_run_flags(cxxopts::Options& options, const std::string& default_train_config = "train-lesson.json");
 
 /// The run the flags ask for, its settings validated: a new run from --train-config
@@ -40,6 +41,10 @@ struct TrainingRun {
   /// The checkpoint to continue, and its file; empty for a new run.
   NamedTensors checkpoint;
   std::string checkpoint_path;
+  /// --load-state-dict: the weights a new run starts from (and lesson 5.4's AdamW
+  /// state when the file holds it), and the file; empty for the seed's initial weights.
+  NamedTensors initial_weights;
+  std::string initial_weights_path;
 };
 TrainingRun training_run_from_flags(const cxxopts::ParseResult& args);
 
@@ -49,7 +54,7 @@ std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, const cxxopts::Par
                                       const BpeTokenizer& tokenizer);
 
 /// --checkpoint FILE, plus the model flags (--config, --load-state-dict, ...).
-void add_trained_model_flags(cxxopts::Options& options);
+void add_trained_model_flags(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");
 
 /// The model of --checkpoint (its config and weights), else that of the model flags
 /// (an untrained one unless --load-state-dict is given).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "llm/io/safetensors.h"
 #include "llm/io/torch_pickle.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
@@ -20,6 +21,7 @@ void save_tensors(const std::filesystem::path& path, const NamedTensors& tensors
 }
 
 NamedTensors load_tensors(const std::filesystem::path& path) {
+  if (looks_like_safetensors(read_file_start(path, 9))) return load_safetensors(path);
   // torch::pickle_load cannot read torch.save(model.state_dict()) (an OrderedDict),
   // so the archive is read by the project's own reader of that format.
   return read_torch_archive(read_file(path), path.string());

@@ -16,8 +16,9 @@ using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 /// zip format), atomically. Tensors are saved detached, on the CPU.
 void save_tensors(const std::filesystem::path& path, const NamedTensors& tensors);
 
-/// Reads a dict of tensors written by torch.save (or save_tensors). A file that is
-/// not such an archive, or a value that is not a tensor, is an llm::Error naming it.
+/// Reads a dict of tensors written by torch.save (or save_tensors), or a safetensors
+/// file (told apart by their first bytes). A file that is neither, or a value that
+/// is not a tensor, is an llm::Error naming it.
 NamedTensors load_tensors(const std::filesystem::path& path);
 
 /// The tensor called `name`, or an llm::Error naming `what` and the missing key.

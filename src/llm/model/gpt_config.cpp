@@ -22,9 +22,15 @@ void GPTConfig::validate(std::string_view source) const {
   if (emb_dim % n_heads != 0) {
     throw Error(fmt::format("config '{}': n_heads ({}) must divide emb_dim ({})", source, n_heads, emb_dim));
   }
-  if (!(drop_rate >= 0.0 && drop_rate < 1.0)) {
-    throw Error(fmt::format("config '{}': drop_rate must be in [0, 1), got {}", source, drop_rate));
-  }
+  const auto rate = [&](const char* key, double value) {
+    if (!(value >= 0.0 && value < 1.0)) {
+      throw Error(fmt::format("config '{}': {} must be in [0, 1), got {}", source, key, value));
+    }
+  };
+  rate("drop_rate", drop_rate);
+  rate("drop_rate_emb", emb_drop_rate());
+  rate("drop_rate_attn", attn_drop_rate());
+  rate("drop_rate_shortcut", shortcut_drop_rate());
   if (attention != "mha" && attention != "gqa") {
     throw Error(fmt::format("config '{}': attention must be \"mha\" or \"gqa\", got \"{}\"", source, attention));
   }
@@ -57,6 +63,9 @@ const std::vector<ConfigField<GPTConfig>>& gpt_config_fields() {
       {"n_heads", &GPTConfig::n_heads, "Attention heads per layer"},
       {"n_layers", &GPTConfig::n_layers, "Transformer blocks"},
       {"drop_rate", &GPTConfig::drop_rate, "Dropout rate"},
+      {"drop_rate_emb", &GPTConfig::drop_rate_emb, "Dropout after the embeddings (default: drop_rate)"},
+      {"drop_rate_attn", &GPTConfig::drop_rate_attn, "Dropout on the attention weights (default: drop_rate)"},
+      {"drop_rate_shortcut", &GPTConfig::drop_rate_shortcut, "Dropout on the shortcut branches (default: drop_rate)"},
       {"qkv_bias", &GPTConfig::qkv_bias, "Bias in the query, key and value projections"},
       {"attention", &GPTConfig::attention, "mha or gqa"},
       {"n_kv_groups", &GPTConfig::n_kv_groups, "Key/value groups with gqa (0: one per head)"},

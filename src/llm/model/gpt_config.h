@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,11 +21,18 @@ struct GPTConfig {
   int64_t n_heads = 12;
   int64_t n_layers = 12;
   double drop_rate = 0.1;
+  /// Exercise 4.3: separate dropout rates after the embeddings, on the attention
+  /// weights and on the shortcut branches. Unset, each is drop_rate.
+  std::optional<double> drop_rate_emb, drop_rate_attn, drop_rate_shortcut;
   bool qkv_bias = false;
   /// "mha" (multi-head attention) or "gqa" (grouped-query attention).
   std::string attention = "mha";
   /// Key/value groups when attention is "gqa"; 0 means one per head.
   int64_t n_kv_groups = 0;
+
+  double emb_drop_rate() const { return drop_rate_emb.value_or(drop_rate); }
+  double attn_drop_rate() const { return drop_rate_attn.value_or(drop_rate); }
+  double shortcut_drop_rate() const { return drop_rate_shortcut.value_or(drop_rate); }
 
   /// Throws llm::Error naming `source` and the first impossible value.
   void validate(std::string_view source = "config") const;

@@ -29,13 +29,13 @@ TransformerBlockImpl::TransformerBlockImpl(const GPTConfig& c) {
                            .context_length(c.context_length)
                            .num_heads(c.n_heads)
                            .num_kv_groups(c.attention == "gqa" ? c.n_kv_groups : 0)
-                           .dropout(c.drop_rate)
+                           .dropout(c.attn_drop_rate())
                            .qkv_bias(c.qkv_bias);
   att = register_module("att", MultiHeadAttention(options));
   ff = register_module("ff", FeedForward(c.emb_dim));
   norm1 = register_module("norm1", LayerNorm(c.emb_dim));
   norm2 = register_module("norm2", LayerNorm(c.emb_dim));
-  drop_shortcut = register_module("drop_shortcut", torch::nn::Dropout(c.drop_rate));
+  drop_shortcut = register_module("drop_shortcut", torch::nn::Dropout(c.shortcut_drop_rate()));
 }
 
 torch::Tensor TransformerBlockImpl::forward(torch::Tensor x) {
@@ -51,7 +51,7 @@ torch::Tensor TransformerBlockImpl::forward_cached(torch::Tensor x, LayerKVCache
 GPTModelImpl::GPTModelImpl(const GPTConfig& c) : config(c) {
   tok_emb = register_module("tok_emb", torch::nn::Embedding(c.vocab_size, c.emb_dim));
   pos_emb = register_module("pos_emb", torch::nn::Embedding(c.context_length, c.emb_dim));
-  drop_emb = register_module("drop_emb", torch::nn::Dropout(c.drop_rate));
+  drop_emb = register_module("drop_emb", torch::nn::Dropout(c.emb_drop_rate()));
   trf_blocks = register_module("trf_blocks", torch::nn::Sequential());
   for (int64_t i = 0; i < c.n_layers; ++i) trf_blocks->push_back(TransformerBlock(c));
   final_norm = register_module("final_norm", LayerNorm(c.emb_dim));
@@ -89,7 +89,7 @@ torch::Tensor GPTModelImpl::forward_cached(const torch::Tensor& in_idx, KVCache&
 DummyGPTModelImpl::DummyGPTModelImpl(const GPTConfig& c) {
   tok_emb = register_module("tok_emb", torch::nn::Embedding(c.vocab_size, c.emb_dim));
   pos_emb = register_module("pos_emb", torch::nn::Embedding(c.context_length, c.emb_dim));
-  drop_emb = register_module("drop_emb", torch::nn::Dropout(c.drop_rate));
+  drop_emb = register_module("drop_emb", torch::nn::Dropout(c.emb_drop_rate()));
   out_head = register_module("out_head", torch::nn::Linear(torch::nn::LinearOptions(c.emb_dim, c.vocab_size).bias(false)));
 }
 

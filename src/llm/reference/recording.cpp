@@ -29,6 +29,8 @@ NamedTensors model_header(const std::string& kind, uint64_t seed, const GPTConfi
           const auto key = "config/" + std::string(field.key);
           if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
             header.emplace_back("config/gqa", torch::tensor(value == "gqa"));  // the reference's spelling
+          } else if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::optional<double>>) {
+            if (value) header.emplace_back(key, torch::tensor(*value, torch::kDouble));  // unset: drop_rate
           } else if constexpr (std::is_same_v<std::decay_t<decltype(value)>, double>) {
             header.emplace_back(key, torch::tensor(value, torch::kDouble));
           } else {
@@ -61,6 +63,10 @@ NamedTensors attention_header(const std::string& kind, uint64_t seed, const Atte
           {"config/qkv_bias", torch::tensor(o.qkv_bias())}};
 }
 
+void record_weights(NamedTensors& archive, const torch::nn::Module& model) {
+  for (const auto& [name, tensor] : state_dict(model)) archive.emplace_back("model/" + name, tensor.cpu());
+}
+
 NamedTensors record_sampling(const GPTModel& model, uint64_t seed, const SamplingOptions& sampling,
                              const torch::Tensor& prompt, const torch::Tensor& generated) {
   auto archive = model_header("sample", seed, model->config);
@@ -70,7 +76,7 @@ NamedTensors record_sampling(const GPTModel& model, uint64_t seed, const Samplin
                                  {"temperature", torch::tensor(sampling.temperature(), torch::kDouble)},
                                  {"top_k", torch::tensor(sampling.top_k())},
                                  {"eos_id", torch::tensor(sampling.eos_id().value_or(-1))}});
-  for (const auto& [name, tensor] : state_dict(*model)) archive.emplace_back("model/" + name, tensor.cpu());
+  record_weights(archive, *model);
   return archive;
 }
 

@@ -54,6 +54,10 @@ NamedTensors record_attention_run(const std::string& kind, uint64_t seed, const 
   return archive;
 }
 
+/// Appends the model's weights as "model/<name>", for a reference that must run the
+/// same weights (loaded or trained ones, which no seed rebuilds).
+void record_weights(NamedTensors& archive, const torch::nn::Module& model);
+
 /// The generation --save-outputs records: the settings, the prompt and the ids, with
 /// the model's config and weights, so that compare.py can run the lesson's generate()
 /// on the same weights after the same seed.

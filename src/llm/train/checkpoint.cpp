@@ -3,6 +3,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <mutex>
 #include <nlohmann/json.hpp>
 
@@ -37,13 +38,12 @@ NamedTensors optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Mo
   return out;
 }
 
-// Puts that state back; a missing or mis-shaped entry is an llm::Error naming `source`.
+// Puts that state back; a missing or mis-shaped entry is an llm::Error naming `what`.
 void load_optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Module& module, const NamedTensors& state,
-                          const std::string& source) {
+                          const std::string& what) {
   auto& states = optimizer.state();
   states.clear();
   if (state.empty()) return;  // saved before the first step
-  const auto what = fmt::format("checkpoint '{}': optimizer state", source);
   for (const auto& item : module.named_parameters()) {
     const auto& name = item.key();
     const auto& parameter = item.value();
@@ -155,7 +155,8 @@ void save_checkpoint(const std::filesystem::path& path, const GPTModel& model, t
 TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::string& source, GPTModel& model,
                                     torch::optim::AdamW& optimizer) {
   load_state_dict(*model, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", source));
-  load_optimizer_state(optimizer, *model, with_prefix_removed(checkpoint, "optimizer/"), source);
+  load_optimizer_state(optimizer, *model, with_prefix_removed(checkpoint, "optimizer/"),
+                       fmt::format("checkpoint '{}': optimizer state", source));
   TrainingProgress progress;
   progress.step = scalar(checkpoint, "progress/step", source);
   progress.epoch = scalar(checkpoint, "progress/epoch", source);
@@ -203,5 +204,27 @@ NamedTensors with_prefix_removed(const NamedTensors& tensors, const std::string&
 }
 
 NamedTensors checkpoint_weights(const NamedTensors& checkpoint) { return with_prefix_removed(checkpoint, "model/"); }
+
+void load_torch_optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Module& module,
+                                const NamedTensors& state_dict, const std::string& source) {
+  const auto what = fmt::format("'{}': optimizer_state_dict", source);
+  const auto parameters = module.named_parameters();
+  const auto listed = with_prefix_removed(state_dict, "param_groups/0/params/");
+  if (!listed.empty() && static_cast<int64_t>(listed.size()) != static_cast<int64_t>(parameters.size())) {
+    throw Error(fmt::format("{} is for a model of {} parameter tensors; this one has {}", what, listed.size(),
+                            parameters.size()));
+  }
+  // PyTorch numbers the parameters in model.parameters() order, which is the order of
+  // named_parameters() here: the same modules, registered in the same order.
+  NamedTensors state;
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    for (const char* field : {"step", "exp_avg", "exp_avg_sq"}) {
+      const auto name = fmt::format("state/{}/{}", i, field);
+      const auto it = std::find_if(state_dict.begin(), state_dict.end(), [&](const auto& e) { return e.first == name; });
+      if (it != state_dict.end()) state.emplace_back(parameters[i].key() + "/" + field, it->second);
+    }
+  }
+  load_optimizer_state(optimizer, module, state, what);
+}
 
 }  // namespace llm

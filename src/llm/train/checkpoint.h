@@ -60,6 +60,15 @@ void save_checkpoint(const std::filesystem::path& path, const GPTModel& model, t
 TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::string& source, GPTModel& model,
                                     torch::optim::AdamW& optimizer);
 
+/// Puts PyTorch's optimizer.state_dict() for `module`'s parameters into `optimizer`:
+/// the entries "state/<i>/step", "state/<i>/exp_avg" and "state/<i>/exp_avg_sq", where
+/// i counts module.parameters() (lesson 5.4's "optimizer_state_dict", without that
+/// prefix). The run's own settings keep the learning rate and weight decay. A missing
+/// or mis-shaped entry, or a list of parameters of another length, is an llm::Error
+/// naming `source`.
+void load_torch_optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Module& module,
+                                const NamedTensors& state_dict, const std::string& source);
+
 /// Reads a checkpoint. A file that is not a torch.save archive, or an archive that is
 /// not a checkpoint (no 'format' entry, another format), is an llm::Error naming it.
 NamedTensors load_checkpoint(const std::filesystem::path& path);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "llm/model/generate.h"
+#include "llm/model/gpt_weights.h"
 #include "llm/train/adamw.h"
 #include "llm/train/loss.h"
 #include "llm/train/lr_schedule.h"
@@ -58,6 +59,14 @@ void Trainer::resume(const NamedTensors& checkpoint, const std::string& source) 
   progress_ = std::move(progress);
 }
 
+bool Trainer::start_from(const NamedTensors& file, const std::string& source) {
+  load_gpt_weights(model_, file, source);
+  const auto optimizer_state = with_prefix_removed(file, "optimizer_state_dict/");
+  if (optimizer_state.empty()) return false;
+  load_torch_optimizer_state(*optimizer_, *model_, optimizer_state, source);
+  return true;
+}
+
 // Lesson 5.2's train_model_simple, and where each of its lines is here:
 //
 //   for epoch in range(num_epochs):                     the while loop below
@@ -79,7 +88,12 @@ void Trainer::resume(const NamedTensors& checkpoint, const std::string& source) 
 TrainEnd Trainer::train(const TrainHooks& hooks) {
   std::optional<MetricsLog> metrics;
   if (writes_files()) {
-    std::filesystem::create_directories(config_.out_dir);
+    std::error_code error;
+    std::filesystem::create_directories(config_.out_dir, error);
+    if (error) {
+      throw Error(fmt::format("out_dir '{}': cannot be made a folder ({}); expected a folder for the checkpoint",
+                              config_.out_dir, error.message()));
+    }
     remove_partial_writes(checkpoint_path());  // what a run killed mid-write left behind
     remove_partial_writes(metrics_path());
     metrics.emplace(metrics_path(), progress_.history);

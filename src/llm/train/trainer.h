@@ -81,6 +81,11 @@ class Trainer {
   /// history and the generator's state. `source` names it in errors.
   void resume(const NamedTensors& checkpoint, const std::string& source);
 
+  /// Starts this new run from the weights of a file read by load_tensors (see
+  /// load_gpt_weights), and from AdamW's state too when it is lesson 5.4's
+  /// model_and_optimizer.pth; returns whether it was. `source` names it in errors.
+  bool start_from(const NamedTensors& file, const std::string& source);
+
   /// Trains until the last epoch ends, max_steps is reached or hooks.should_stop says
   /// so; then writes the checkpoint (when out_dir is set). A non-finite loss throws an
   /// llm::Error naming the step, leaving the last checkpoint as it was.

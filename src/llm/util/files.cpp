@@ -20,7 +20,9 @@
 namespace llm {
 namespace fs = std::filesystem;
 
-std::string read_file(const fs::path& path) {
+namespace {
+
+std::ifstream open_for_reading(const fs::path& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (!fs::exists(status)) {
@@ -33,10 +35,28 @@ std::string read_file(const fs::path& path) {
   if (!in) {
     throw Error(fmt::format("file '{}': cannot be read ({})", path.string(), std::strerror(errno)));
   }
+  return in;
+}
+
+}  // namespace
+
+std::string read_file(const fs::path& path) {
+  auto in = open_for_reading(path);
   std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   if (in.bad()) {
     throw Error(fmt::format("file '{}': read failed", path.string()));
   }
+  return bytes;
+}
+
+std::string read_file_start(const fs::path& path, size_t n) {
+  auto in = open_for_reading(path);
+  std::string bytes(n, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(n));
+  if (in.bad()) {
+    throw Error(fmt::format("file '{}': read failed", path.string()));
+  }
+  bytes.resize(static_cast<size_t>(in.gcount()));
   return bytes;
 }
 

@@ -10,6 +10,9 @@ namespace llm {
 /// not a regular file, or unreadable.
 std::string read_file(const std::filesystem::path& path);
 
+/// The file's first `n` bytes (fewer when it is shorter), with the same checks.
+std::string read_file_start(const std::filesystem::path& path, size_t n);
+
 /// A non-empty UTF-8 text file. Invalid UTF-8 is reported with its byte offset, line
 /// and column.
 std::string read_text_file(const std::filesystem::path& path);

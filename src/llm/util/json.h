@@ -37,20 +37,36 @@ void read_fields(const nlohmann::json& json, const std::vector<ConfigField<Confi
           using Value = std::remove_reference_t<decltype(config.*member)>;
           if constexpr (std::is_same_v<Value, int64_t>) expect(value.is_number_integer(), "an integer");
           if constexpr (std::is_same_v<Value, bool>) expect(value.is_boolean(), "true or false");
-          if constexpr (std::is_same_v<Value, double>) expect(value.is_number(), "a number");
+          if constexpr (std::is_same_v<Value, double> || std::is_same_v<Value, std::optional<double>>) {
+            expect(value.is_number(), "a number");
+          }
           if constexpr (std::is_same_v<Value, std::string>) expect(value.is_string(), "a string");
-          config.*member = value.get<Value>();
+          if constexpr (std::is_same_v<Value, std::optional<double>>) {
+            config.*member = value.get<double>();
+          } else {
+            config.*member = value.get<Value>();
+          }
         },
         field->member);
   }
 }
 
-/// Every field of `config` as a JSON object, in the table's order of keys.
+/// Every field of `config` as a JSON object, in the table's order of keys; an optional
+/// field only when it is set.
 template <typename Config>
 nlohmann::json fields_to_json(const Config& config, const std::vector<ConfigField<Config>>& fields) {
   auto json = nlohmann::json::object();
   for (const auto& field : fields) {
-    std::visit([&](auto member) { json[std::string(field.key)] = config.*member; }, field.member);
+    std::visit(
+        [&](auto member) {
+          const auto& value = config.*member;
+          if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::optional<double>>) {
+            if (value) json[std::string(field.key)] = *value;
+          } else {
+            json[std::string(field.key)] = value;
+          }
+        },
+        field.member);
   }
   return json;
 }

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "llm/io/safetensors.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
@@ -201,4 +202,91 @@ TEST_CASE("a second Ctrl-C during a write ends the program only once the write i
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGINT);
   CHECK(llm::read_file(dir / "written") == "stop requested");
+}
+
+namespace {
+
+// A safetensors file: the length, the header as given, then the data.
+std::string safetensors_file(const std::string& header, const std::string& data) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  return out + header + data;
+}
+
+}  // namespace
+
+TEST_CASE("safetensors round-trip names, order, dtypes and values, from bytes and memory-mapped") {
+  const auto dir = llm::test::temp_dir("io-safetensors");
+  const llm::NamedTensors tensors = {{"w", torch::randn({3, 5})},
+                                     {"half", torch::randn({4}).to(torch::kHalf)},
+                                     {"bf16", torch::randn({2, 2}).to(torch::kBFloat16)},
+                                     {"ids", torch::arange(7)},
+                                     {"flags", torch::tensor({true, false, true})},
+                                     {"scalar", torch::tensor(2.5)},
+                                     {"empty", torch::empty({0, 3})}};
+  llm::save_safetensors(dir / "x.safetensors", tensors, {{"format", "pt"}});
+  const auto bytes = llm::read_file(dir / "x.safetensors");
+  CHECK(llm::looks_like_safetensors(bytes));
+  CHECK(static_cast<unsigned char>(bytes[0]) % 8 == 0);  // the header is padded: the data start 8-byte aligned
+  for (const auto& loaded : {llm::read_safetensors(bytes, "x"), llm::load_tensors(dir / "x.safetensors")}) {
+    REQUIRE(loaded.size() == tensors.size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      CHECK(loaded[i].first == tensors[i].first);
+      CHECK(loaded[i].second.scalar_type() == tensors[i].second.scalar_type());
+      CHECK(torch::equal(loaded[i].second, tensors[i].second));
+    }
+  }
+  // A mapped tensor can be written to (copy-on-write) without touching the file.
+  auto mapped = llm::load_tensors(dir / "x.safetensors");
+  mapped[0].second.zero_();
+  CHECK(llm::read_file(dir / "x.safetensors") == bytes);
+  CHECK_FALSE(llm::looks_like_safetensors(llm::read_file_start(dir / "x.safetensors", 8)));
+}
+
+TEST_CASE("damaged safetensors files give an llm::Error naming the file and the key") {
+  const std::string four_floats(16, '\0');
+  const auto error_of = [](const std::string& bytes) {
+    try {
+      llm::read_safetensors(bytes, "f.safetensors");
+    } catch (const llm::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const auto entry = [](const std::string& name, const std::string& dtype, const std::string& shape, int begin, int end) {
+    return fmt::format(R"("{}":{{"dtype":"{}","shape":{},"data_offsets":[{},{}]}})", name, dtype, shape, begin, end);
+  };
+  CHECK(error_of(safetensors_file("{" + entry("a", "F32", "[4]", 0, 16) + "}", four_floats)) == "no error");
+  CHECK_THAT(error_of("short"), Catch::Contains("f.safetensors': 5 bytes"));
+  CHECK_THAT(error_of(safetensors_file("{}", "").substr(0, 7) + "\x7f"),
+             Catch::Contains("does not fit"));
+  CHECK_THAT(error_of(safetensors_file("{" + entry("a", "F32", "[4]", 0, 16), four_floats)),
+             Catch::Contains("not valid JSON"));
+  CHECK_THAT(error_of(safetensors_file("{" + entry("a", "F32", "[5]", 0, 16) + "}", four_floats)),
+             Catch::Contains("tensor 'a': shape [5] of F32 takes 20 bytes"));
+  CHECK_THAT(error_of(safetensors_file("{" + entry("a", "F32", "[4]", 0, 16) + "}", four_floats.substr(8))),
+             Catch::Contains("tensor 'a': data_offsets [0, 16] lie outside the 8 bytes"));
+  CHECK_THAT(error_of(safetensors_file("{" + entry("a", "F32", "[4]", 0, 16) + "," + entry("b", "F32", "[2]", 8, 16) + "}",
+                                       four_floats)),
+             Catch::Contains("it overlaps another"));
+  CHECK_THAT(error_of(safetensors_file("{" + entry("a", "F32", "[2]", 8, 16) + "}", four_floats)),
+             Catch::Contains("tensor 'a' starts at byte 8 of the data, where 0 was expected (a gap)"));
+  CHECK_THAT(error_of(safetensors_file("{" + entry("a", "F32", "[2]", 0, 8) + "}", four_floats)),
+             Catch::Contains("the tensors cover 8 of the 16 bytes"));
+  CHECK_THAT(error_of(safetensors_file("{" + entry("a", "Q4", "[4]", 0, 16) + "}", four_floats)),
+             Catch::Contains("dtype 'Q4' is not one of"));
+  CHECK_THAT(error_of(safetensors_file("{" + entry("a", "F32", "[-4]", 0, 16) + "}", four_floats)),
+             Catch::Contains("shape must hold sizes of 0 or more"));
+  CHECK_THAT(error_of(safetensors_file("{" + entry("a", "F32", "[4294967296,4294967296,4294967296]", 0, 16) + "}", four_floats)),
+             Catch::Contains("is too large"));
+  CHECK_THAT(error_of(safetensors_file("{" + entry("a", "BOOL", "[16]", 0, 16) + "}", std::string(15, '\0') + "\x02")),
+             Catch::Contains("a BOOL byte of value 2"));
+  CHECK_THAT(error_of(safetensors_file("{" + entry("a", "F32", "[4]", 0, 16) + "," + entry("a", "F32", "[0]", 16, 16) + "}",
+                                       four_floats)),
+             Catch::Contains("the key 'a' appears twice"));
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');  // no recursion may overflow
+  CHECK_THAT(error_of(safetensors_file(R"({"a":)" + deep + "}", "")),
+             Catch::Contains("tensor 'a': expected an object"));
+  CHECK_THAT(error_of(safetensors_file(R"({"__metadata__":{"n":1},)" + entry("a", "F32", "[4]", 0, 16) + "}", four_floats)),
+             Catch::Contains("__metadata__ must map names to strings"));
 }

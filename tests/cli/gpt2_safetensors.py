@@ -6,7 +6,7 @@ and go out again.
 
 Builds the lesson's GPTModel (configs/tiny.json with qkv_bias, as GPT-2 has), writes
 its weights in Hugging Face's GPT-2 layout with this file's own safetensors writer
-(from the format's definition): F32, F16 and BF16, with and without the
+(scripts/reference/hf_gpt2.py, from the format's definition): F32, F16 and BF16, with and without the
 "transformer." prefix, with the output head tied to wte or given as lm_head.weight,
 with and without the old attn.bias / attn.masked_bias buffers. For each file the
 C++ executables (--load-state-dict) must give
@@ -25,7 +25,6 @@ import json
 import re
 import os
 import pathlib
-import struct
 import subprocess
 import sys
 import tempfile
@@ -35,58 +34,9 @@ import torch
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts" / "reference"))
 import gpt  # noqa: E402
+from hf_gpt2 import DTYPES, hf_layout, read_safetensors, safetensors_bytes  # noqa: E402
 
 BIN = pathlib.Path(sys.argv[1])
-DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16", torch.int64: "I64", torch.bool: "BOOL"}
-
-
-def write_safetensors(path, tensors, metadata=None):
-    """The format: u64 little-endian header size, JSON header, then the raw bytes."""
-    header, blobs, offset = {}, [], 0
-    if metadata:
-        header["__metadata__"] = metadata
-    for name, t in tensors.items():
-        t = t.detach().contiguous()
-        raw = t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
-        header[name] = {"dtype": DTYPES[t.dtype], "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
-        blobs.append(raw)
-        offset += len(raw)
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    pathlib.Path(path).write_bytes(struct.pack("<Q", len(text)) + text + b"".join(blobs))
-
-
-def read_safetensors(path):
-    data = pathlib.Path(path).read_bytes()
-    n = struct.unpack("<Q", data[:8])[0]
-    header = json.loads(data[8:8 + n])
-    metadata = header.pop("__metadata__", {})
-    types = {v: k for k, v in DTYPES.items()}
-    out = {}
-    for name, info in header.items():
-        begin, end = info["data_offsets"]
-        raw = bytearray(data[8 + n + begin:8 + n + end])
-        out[name] = torch.frombuffer(raw, dtype=types[info["dtype"]]).reshape(info["shape"]) if raw else \
-            torch.empty(info["shape"], dtype=types[info["dtype"]])
-    return out, metadata
-
-
-def hf_layout(model, cfg):
-    """The lesson model's weights as Hugging Face's GPT2LMHeadModel stores them."""
-    out = {"wte.weight": model.tok_emb.weight, "wpe.weight": model.pos_emb.weight}
-    for i, b in enumerate(model.trf_blocks):
-        att, h = b.att, f"h.{i}."
-        out |= {h + "ln_1.weight": b.norm1.scale, h + "ln_1.bias": b.norm1.shift,
-                h + "attn.c_attn.weight": torch.cat([att.W_query.weight.T, att.W_key.weight.T, att.W_value.weight.T], 1),
-                h + "attn.c_attn.bias": torch.cat([att.W_query.bias, att.W_key.bias, att.W_value.bias]),
-                h + "attn.c_proj.weight": att.out_proj.weight.T, h + "attn.c_proj.bias": att.out_proj.bias,
-                h + "ln_2.weight": b.norm2.scale, h + "ln_2.bias": b.norm2.shift,
-                h + "mlp.c_fc.weight": b.ff.layers[0].weight.T, h + "mlp.c_fc.bias": b.ff.layers[0].bias,
-                h + "mlp.c_proj.weight": b.ff.layers[2].weight.T, h + "mlp.c_proj.bias": b.ff.layers[2].bias}
-    out |= {"ln_f.weight": model.final_norm.scale, "ln_f.bias": model.final_norm.shift}
-    return {k: v.detach().clone() for k, v in out.items()}
-
-
 def load_weights_into_gpt(cfg, params):
     """Lesson 5.5's loading, from these tensors: split c_attn, transpose Conv1D."""
     model = gpt.GPTModel(cfg)
@@ -126,7 +76,7 @@ def main():
     cfg = json.loads((ROOT / "configs" / "tiny.json").read_text()) | {"qkv_bias": True}
     torch.manual_seed(11)
     model = gpt.GPTModel(cfg)
-    hf = hf_layout(model, cfg)
+    hf = hf_layout(model)
     lm_head = model.out_head.weight.detach().clone()
     mask = torch.tril(torch.ones(cfg["context_length"], cfg["context_length"])).view(1, 1, cfg["context_length"], -1)
     variants = {}
@@ -145,7 +95,7 @@ def main():
         config.write_text(json.dumps(cfg))
         for name, tensors in variants.items():
             file = tmp / f"{name}.safetensors"
-            write_safetensors(file, tensors, {"format": "pt"})
+            file.write_bytes(safetensors_bytes(tensors, {"format": "pt"}))
             lesson = load_weights_into_gpt(cfg, tensors)
             try:
                 run(BIN / "ch04-06-gpt-model", "--config", config, "--load-state-dict", file, "--eval",
@@ -184,7 +134,7 @@ def main():
             "--save-safetensors", out1)
         run(BIN / "generate", "--config", config, "--load-state-dict", out1, "--max-new-tokens", 1,
             "--save-safetensors", out2)
-        written, metadata = read_safetensors(out1)
+        written, metadata = read_safetensors(out1.read_bytes())
         same_layout = written.keys() == hf.keys() and all(torch.equal(written[k], hf[k]) for k in hf)
         hf_config = json.loads((out1.parent / "config.json").read_text())
         config_ok = (hf_config["model_type"] == "gpt2" and hf_config["n_embd"] == cfg["emb_dim"]
@@ -208,7 +158,7 @@ def main():
 
         for name, (tensors, message) in broken.items():
             file = tmp / f"{name}.safetensors"
-            write_safetensors(file, tensors)
+            file.write_bytes(safetensors_bytes(tensors))
             result = subprocess.run([str(BIN / "ch04-06-gpt-model"), "--config", str(config), "--load-state-dict",
                                      str(file)], capture_output=True, text=True)
             ok = result.returncode == 1 and re.search(message, result.stderr) and "context_length 64" in result.stderr

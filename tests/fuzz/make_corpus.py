@@ -15,6 +15,7 @@ import torch
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "scripts" / "reference"))
 from gpt import GPTModel  # noqa: E402
+from hf_gpt2 import hf_layout, safetensors_bytes  # noqa: E402
 
 CORPUS = HERE / "corpus"
 
@@ -119,20 +120,6 @@ def checkpoint_seeds():
         write("archive", name, archive_records(data))
 
 
-def safetensors_bytes(tensors):
-    """The safetensors format from its definition: u64 header size, JSON, data."""
-    header, blobs, offset = {"__metadata__": {"format": "pt"}}, [], 0
-    for name, t in tensors.items():
-        raw = t.detach().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
-        dtype = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16"}[t.dtype]
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(raw)]}
-        blobs.append(raw)
-        offset += len(raw)
-    text = json.dumps(header).encode()
-    text += b" " * (-len(text) % 8)
-    return len(text).to_bytes(8, "little") + text + b"".join(blobs)
-
-
 def safetensors_seeds():
     """The micro GPT-2 of fuzz-safetensors.cpp, in the lesson's names and in Hugging
     Face's layout (F32, and F16 with the prefix)."""
@@ -140,21 +127,11 @@ def safetensors_seeds():
     torch.manual_seed(1)
     model = GPTModel(cfg)
     lesson = {k: v for k, v in model.state_dict().items() if not k.endswith(".att.mask")}
-    write("safetensors", "lesson-names", safetensors_bytes(lesson))
-    hf = {"wte.weight": model.tok_emb.weight, "wpe.weight": model.pos_emb.weight}
-    for i, b in enumerate(model.trf_blocks):
-        att, h = b.att, f"h.{i}."
-        hf |= {h + "ln_1.weight": b.norm1.scale, h + "ln_1.bias": b.norm1.shift,
-               h + "attn.c_attn.weight": torch.cat([att.W_query.weight.T, att.W_key.weight.T, att.W_value.weight.T], 1),
-               h + "attn.c_attn.bias": torch.cat([att.W_query.bias, att.W_key.bias, att.W_value.bias]),
-               h + "attn.c_proj.weight": att.out_proj.weight.T, h + "attn.c_proj.bias": att.out_proj.bias,
-               h + "ln_2.weight": b.norm2.scale, h + "ln_2.bias": b.norm2.shift,
-               h + "mlp.c_fc.weight": b.ff.layers[0].weight.T, h + "mlp.c_fc.bias": b.ff.layers[0].bias,
-               h + "mlp.c_proj.weight": b.ff.layers[2].weight.T, h + "mlp.c_proj.bias": b.ff.layers[2].bias}
-    hf |= {"ln_f.weight": model.final_norm.scale, "ln_f.bias": model.final_norm.shift}
-    write("safetensors", "hf-layout", safetensors_bytes(hf))
+    write("safetensors", "lesson-names", safetensors_bytes(lesson, {"format": "pt"}))
+    hf = hf_layout(model)
+    write("safetensors", "hf-layout", safetensors_bytes(hf, {"format": "pt"}))
     write("safetensors", "hf-layout-f16-prefixed",
-          safetensors_bytes({"transformer." + k: v.half() for k, v in hf.items()}))
+          safetensors_bytes({"transformer." + k: v.half() for k, v in hf.items()}, {"format": "pt"}))
 
 
 def archive_records(data):

@@ -121,3 +121,38 @@ llm_cli_test(ch05-02:out-dir-is-a-file 1 "out_dir '.*binary.bin': cannot be made
 add_test(NAME cli:ch05:gpt2-safetensors COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/gpt2_safetensors.py ${BIN}
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch05:gpt2-safetensors PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+# scripts/download-gpt2.sh against a local server on 127.0.0.1: whole, continued,
+# restarted, refused on a wrong SHA-256, and offline.
+add_test(NAME cli:download-gpt2:local-server COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/download_gpt2.py
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:download-gpt2:local-server PROPERTIES LABELS "cli;robustness" TIMEOUT 300)
+# Lesson 5.5 (ch05-04): a small GPT-2 in Hugging Face's layout, written by
+# --save-safetensors, generates what the lesson's generate() does on its weights.
+file(MAKE_DIRECTORY ${RUNS}/tiny-gpt2)
+add_test(NAME cli:ch05-04:tiny-gpt2-weights
+         COMMAND ${BIN}/ch04-06-gpt-model --config ${BADCFG}/tiny-gpt2.json --seed 21
+                 --save-safetensors ${RUNS}/tiny-gpt2/model.safetensors)
+set_tests_properties(cli:ch05-04:tiny-gpt2-weights PROPERTIES LABELS cli FIXTURES_SETUP tiny-gpt2)
+llm_compare_test(ch05-04-tiny-gpt2 ch05-04-pretrained-gpt2 --config ${BADCFG}/tiny-gpt2.json
+                 --load-state-dict ${RUNS}/tiny-gpt2/model.safetensors)
+set_tests_properties(cli:ch05-04-tiny-gpt2:compare-with-pytorch PROPERTIES FIXTURES_REQUIRED tiny-gpt2)
+llm_cli_test(ch05-04:no-weights 1 "no GPT-2 355M weights in '.*/no-models/': scripts/download-gpt2.sh 355M fetches them"
+             NEEDS ${GPT2} COMMAND ch05-04-pretrained-gpt2 --size 355M)
+set_tests_properties(cli:ch05-04:no-weights PROPERTIES ENVIRONMENT LLM_MODELS_DIR=${RUNS}/no-models/)
+llm_cli_test(ch05-04:bad-size 2 "--size must be 124M, 355M, 774M or 1558M, got '7B'" COMMAND ch05-04-pretrained-gpt2 --size 7B)
+llm_cli_test(ch05-04:qkv-bias-mismatch 1 "'h.0.attn.c_attn.bias' holds biases, but the config has qkv_bias false" NEEDS ${GPT2}
+             COMMAND ch05-04-pretrained-gpt2 --config ${CFG}/tiny.json --load-state-dict ${RUNS}/tiny-gpt2/model.safetensors)
+set_tests_properties(cli:ch05-04:qkv-bias-mismatch PROPERTIES FIXTURES_REQUIRED tiny-gpt2)
+# The real GPT-2 124M, when scripts/download-gpt2.sh 124M has fetched it: lesson 5.5's
+# generation equals the lesson's generate() on the same weights, and exercise 5.5's
+# training loss is the notebook's 3.7547 (the test is skipped, saying so, otherwise).
+set(GPT2_124M ${PROJECT_SOURCE_DIR}/models/gpt2-124m/model.safetensors)
+set(SKIP_WITHOUT_124M "[ -f ${GPT2_124M} ] || { echo 'skipped: ${GPT2_124M} is missing; scripts/download-gpt2.sh 124M fetches it'; exit 77; }")
+add_test(NAME cli:ch05-04:real-gpt2-124m:compare-with-pytorch
+         COMMAND bash -c "${SKIP_WITHOUT_124M}; exec ${CMAKE_CURRENT_SOURCE_DIR}/compare_outputs.sh ${BIN}/ch05-04-pretrained-gpt2 ${PYTHON_TORCH}"
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME cli:ch05-01:exercise-5.5-real-gpt2-124m
+         COMMAND bash -c "${SKIP_WITHOUT_124M}; exec ${EXPECT} 0 'Training loss: 3\\.75' --needs the-verdict.txt -- ${BIN}/ch05-01-loss --config ${CFG}/gpt2-124m.json --load-state-dict ${GPT2_124M} --max-length 256"
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch05-04:real-gpt2-124m:compare-with-pytorch cli:ch05-01:exercise-5.5-real-gpt2-124m
+                     PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 900)

@@ -193,6 +193,11 @@ fs::path existing_data_file(std::string_view name) {
 
 fs::path config_file(std::string_view name) { return home_dir() / "configs" / fs::path(name); }
 
+fs::path model_file(std::string_view name) {
+  const char* dir = std::getenv("LLM_MODELS_DIR");
+  return (dir != nullptr && *dir != '\0' ? fs::path(dir) : home_dir() / "models") / fs::path(name);
+}
+
 fs::path script_file(std::string_view name) { return home_dir() / "scripts" / fs::path(name); }
 
 }  // namespace llm

@@ -49,6 +49,10 @@ std::filesystem::path existing_data_file(std::string_view name);
 /// A file of home_dir()/configs.
 std::filesystem::path config_file(std::string_view name);
 
+/// Where scripts/download-gpt2.sh puts pretrained weights: $LLM_MODELS_DIR/name, else
+/// <home>/models/name.
+std::filesystem::path model_file(std::string_view name);
+
 /// A file of home_dir()/scripts.
 std::filesystem::path script_file(std::string_view name);
 

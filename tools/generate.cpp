@@ -7,7 +7,6 @@
 #include "llm/cli/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/show.h"
-#include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("generate", "Continue a prompt with a trained GPT");
@@ -26,14 +25,9 @@ int main(int argc, char** argv) {
       fmt::print("Weights: {}\n", llm::model_source(args));
     }
     const auto ids = llm::text_to_token_ids(tokenizer, prompt);
-    torch::manual_seed(llm::cli::seed(args));  // right before generating: the same seed gives the same text
-    const auto out = llm::generate(model, ids, sampling);
+    const auto out = llm::generate_from_flags(args, model, ids, sampling);  // seeded right before
     fmt::print("{}\n", llm::token_ids_to_text(tokenizer, out));
     if (args.count("ids") != 0) fmt::print("Ids: {}\n", llm::show_ids(out));
     llm::save_weights_flags(args, model);
-    if (args.count("save-outputs") != 0) {
-      llm::save_tensors(args["save-outputs"].as<std::string>(),
-                        llm::record_sampling(model, llm::cli::seed(args), sampling, ids, out));
-    }
   });
 }

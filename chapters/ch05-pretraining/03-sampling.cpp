@@ -9,7 +9,6 @@
 #include "llm/cli/cli.h"
 #include "llm/cli/model_flags.h"
 #include "llm/cli/train_flags.h"
-#include "llm/reference/recording.h"
 #include "llm/util/show.h"
 
 namespace {
@@ -66,12 +65,7 @@ int main(int argc, char** argv) {
     model->eval();
     fmt::print("Weights: {}\n", llm::model_source(args));
     const auto prompt = llm::text_to_token_ids(tokenizer, args["prompt"].as<std::string>());
-    torch::manual_seed(seed);  // right before generating, as the lesson does
-    const auto token_ids = llm::generate(model, prompt, sampling);
+    const auto token_ids = llm::generate_from_flags(args, model, prompt, sampling);  // seeded right before
     fmt::print("Output text:\n {}\n", llm::token_ids_to_text(tokenizer, token_ids));
-    if (args.count("save-outputs") != 0) {
-      llm::save_tensors(args["save-outputs"].as<std::string>(),
-                        llm::record_sampling(model, seed, sampling, prompt, token_ids));
-    }
   });
 }

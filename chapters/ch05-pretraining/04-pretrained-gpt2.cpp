@@ -10,7 +10,6 @@
 #include "llm/cli/cli.h"
 #include "llm/cli/model_flags.h"
 #include "llm/model/gpt_weights.h"
-#include "llm/reference/recording.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
@@ -75,14 +74,8 @@ int main(int argc, char** argv) {
                llm::thousands(parameters - model->out_head->weight.numel()), tied ? ", as these weights are" : "");
 
     const auto prompt = llm::text_to_token_ids(tokenizer, args["prompt"].as<std::string>()).to(llm::cli::device(args));
-    const auto seed = llm::cli::seed(args);
-    torch::manual_seed(seed);  // right before generating, as the lesson does
-    const auto token_ids = llm::generate(model, prompt, sampling);
+    const auto token_ids = llm::generate_from_flags(args, model, prompt, sampling);  // seeded right before
     fmt::print("Output text:\n {}\n", llm::token_ids_to_text(tokenizer, token_ids));
-    if (args.count("save-outputs") != 0) {
-      llm::save_tensors(args["save-outputs"].as<std::string>(),
-                        llm::record_sampling(model, seed, sampling, prompt, token_ids));
-    }
     llm::save_weights_flags(args, model);
   });
 }

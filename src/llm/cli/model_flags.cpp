@@ -4,6 +4,7 @@
 
 #include "llm/io/state_dict.h"
 #include "llm/model/gpt_weights.h"
+#include "llm/reference/recording.h"
 #include "llm/cli/cli.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
@@ -69,6 +70,17 @@ SamplingOptions sampling_from_flags(const cxxopts::ParseResult& args) {
     throw cli::BadFlagValue(e.what());
   }
   return options;
+}
+
+torch::Tensor generate_from_flags(const cxxopts::ParseResult& args, GPTModel& model, const torch::Tensor& prompt,
+                                  const SamplingOptions& sampling) {
+  const uint64_t seed = cli::seed(args);
+  torch::manual_seed(seed);
+  auto ids = generate(model, prompt, sampling);
+  if (args.count("save-outputs") != 0) {
+    save_tensors(args["save-outputs"].as<std::string>(), record_sampling(model, seed, sampling, prompt, ids));
+  }
+  return ids;
 }
 
 }  // namespace llm

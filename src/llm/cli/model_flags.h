@@ -34,4 +34,10 @@ void add_sampling_flags(cxxopts::Options& options, const std::string& default_pr
 /// Those flags as SamplingOptions (validated).
 SamplingOptions sampling_from_flags(const cxxopts::ParseResult& args);
 
+/// generate() as the lesson calls it: the global generator seeded with --seed right
+/// before, so that the same weights, prompt and seed give the lesson's text; then what
+/// --save-outputs records (record_sampling), when given. Returns prompt and new ids.
+torch::Tensor generate_from_flags(const cxxopts::ParseResult& args, GPTModel& model, const torch::Tensor& prompt,
+                                  const SamplingOptions& sampling);
+
 }  // namespace llm

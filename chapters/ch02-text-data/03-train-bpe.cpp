@@ -51,7 +51,9 @@ int main(int argc, char** argv) {
       std::vector<int64_t> merges;
       for (const auto& [left, right] : tokenizer.vocabulary().merges) merges.insert(merges.end(), {left, right});
       llm::save_tensors(args["save-outputs"].as<std::string>(),
-                        {{"ids", torch::tensor(ids)},
+                        {{"input", llm::string_to_tensor(path)},
+                         {"vocab_size", torch::tensor(trainer.vocab_size)},
+                         {"ids", torch::tensor(ids)},
                          {"merges", torch::tensor(merges).view({-1, 2})}});
     }
   });

@@ -24,6 +24,7 @@ import ch02_simple_tokenizer as simple
 import ch05_train
 from common import GOLDEN, TOLERANCES, closeness, data_file
 import gpt
+import bpe_train
 import gpt2_bpe
 
 STEPS = {}
@@ -88,6 +89,16 @@ def bpe_tokenizer(saved, seed):
                 sys.exit(1)
             return {}
     sys.exit("compare: the ids are not of a book the tiktoken golden knows; nothing to compare")
+
+
+@step("ch02-03-train-bpe", ["input", "vocab_size", "ids", "merges"])
+def train_bpe(saved, seed):
+    """Beyond the lesson: BPE training as bpe_trainer.h documents it, written apart
+    (bpe_train.py), on the same text and vocabulary size."""
+    text = read_text(bytes(saved["input"].tolist()).decode())
+    merges = bpe_train.train(text, int(saved["vocab_size"]))
+    return {"merges": torch.tensor(merges, dtype=torch.int64).view(-1, 2),
+            "ids": torch.tensor(bpe_train.encode(text, merges), dtype=torch.int64)}
 
 
 @step("ch02-04-data-sampling", ["input", "max_length", "stride", "batch_size", "shuffle", "drop_last",

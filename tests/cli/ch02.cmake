@@ -30,3 +30,5 @@ llm_cli_test(ch02-05:shapes 0 "^torch.Size\\(\\[8, 4, 256\\]\\)$" NEEDS ${VERDIC
 foreach(exe ch02-01-simple-tokenizer ch02-02-bpe-tokenizer ch02-04-data-sampling ch02-05-embeddings)
   llm_compare_test(${exe} ${exe})
 endforeach()
+llm_compare_test(ch02-03-train-bpe ch02-03-train-bpe)
+llm_compare_test(ch02-03-train-bpe-small ch02-03-train-bpe --vocab-size 300)

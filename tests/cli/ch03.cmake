@@ -35,3 +35,5 @@ llm_compare_test(ch03-06-mqa ch03-06-grouped-query-attention --num-kv-groups 1 -
 llm_cli_test(ch03-02:exercise-3-1 0 "Same as SelfAttention_v2: True" COMMAND ch03-02-self-attention --exercise-3-1)
 llm_cli_test(ch03-02:exercise-3-1-with-bias 2 "v1, which has no bias: drop --qkv-bias"
              COMMAND ch03-02-self-attention --exercise-3-1 --qkv-bias)
+# The lesson's grad_fn: out_proj runs as PyTorch's nn.Linear does (at::linear).
+llm_cli_test(ch03-05:lesson-grad-fn 0 "\\[0.2575, 0.4028\\]\\]\\], grad_fn=<ViewBackward0>\\)$" COMMAND ch03-05-multi-head-attention)

@@ -29,10 +29,10 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(const AttentionOptions& o) : opti
 torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
   check_attention_input(x, options.d_in(), options.context_length(), "MultiHeadAttention");
   const int64_t h = options.num_heads(), g = options.kv_heads();
-  const auto keys = for_query_heads(split_heads(W_key(x), g), h);      // [b, h, t, hd]
-  const auto queries = split_heads(W_query(x), h);                     // [b, h, t, hd]
-  const auto values = for_query_heads(split_heads(W_value(x), g), h);  // [b, h, t, hd]
-  return out_proj(merge_heads(causal_attention(queries, keys, values, mask, dropout)));  // [b, t, d_out]
+  const auto keys = for_query_heads(split_heads(linear(W_key, x), g), h);      // [b, h, t, hd]
+  const auto queries = split_heads(linear(W_query, x), h);                     // [b, h, t, hd]
+  const auto values = for_query_heads(split_heads(linear(W_value, x), g), h);  // [b, h, t, hd]
+  return linear(out_proj, merge_heads(causal_attention(queries, keys, values, mask, dropout)));  // [b, t, d_out]
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {

@@ -76,22 +76,6 @@ TEST_CASE("impossible sizes are rejected with what was expected") {
   CHECK(llm::DataLoader(dataset(10, 4, 1), llm::DataLoaderOptions(7).drop_last(false)).size() == 1);
 }
 
-TEST_CASE("token plus position embeddings of an 8x4 batch are [8, 4, 256]") {
-  torch::manual_seed(123);
-  torch::nn::Embedding small(6, 3);  // the lesson's 6x3 example after torch.manual_seed(123)
-  llm::test::check_close(small->weight[0], torch::tensor({0.3374, -0.1778, -0.1690}), "row 0", llm::test::tolerance::kPrinted);
-  llm::test::check_close(small->weight[5], torch::tensor({-2.8400, -0.7849, -1.4096}), "row 5", llm::test::tolerance::kPrinted);
-
-  torch::nn::Embedding token_embedding(50257, 256);
-  torch::nn::Embedding position_embedding(4, 256);
-  const llm::DataLoader loader(dataset(100, 4, 4), llm::DataLoaderOptions(8).shuffle(false));
-  const auto inputs = loader.begin()->inputs;
-  const auto embeddings = token_embedding(inputs) + position_embedding(torch::arange(4));
-  CHECK(embeddings.sizes() == torch::IntArrayRef{8, 4, 256});
-  CHECK(torch::equal(embeddings[1][2], token_embedding->weight[inputs[1][2].item<int64_t>()] +
-                                           position_embedding->weight[2]));
-}
-
 TEST_CASE("the distributed sampler gives each rank torch's DistributedSampler indices") {
   const auto golden = llm::load_tensors(llm::test::golden("distributed-sampler.pt"));
   int cases = 0;

@@ -81,6 +81,23 @@ TEST_CASE("training losses equal PyTorch's: the lesson's loop and every option (
   }
 }
 
+TEST_CASE("appendix D clips only once warmup is over, clip_during_warmup on every step") {
+  require_training_data();
+  auto config = golden_run(llm::load_tensors(llm::test::golden("ch05-train-options.pt")));
+  config.grad_clip = 0.05;  // small enough to bite on every step
+  config.eval_freq = 1;
+  config.max_steps = config.warmup_steps + 2;
+  std::vector<torch::Tensor> val_losses;
+  for (const bool during_warmup : {false, true}) {
+    config.clip_during_warmup = during_warmup;
+    llm::Trainer trainer(config, tiny(), data_of(config), tokenizer());
+    REQUIRE(trainer.train() == llm::TrainEnd::kMaxSteps);
+    val_losses.push_back(llm::find_tensor(history_of(trainer), "val_loss", "run"));
+  }
+  // The warmup steps are clipped in one run only, so the losses part.
+  CHECK((val_losses[0] - val_losses[1]).abs().max().item<double>() > 1e-4);
+}
+
 TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at an epoch's end") {
   require_training_data();
   const auto golden = llm::load_tensors(llm::test::golden("ch05-train-lesson.pt"));

@@ -20,7 +20,7 @@ import gpt2_bpe
 
 RUN_DEFAULTS = dict(seed=123, train_ratio=0.9, batch_size=2, stride=0, num_epochs=10, lr=4e-4, weight_decay=0.1,
                     eval_freq=5, eval_iter=5, start_context="Every effort moves you", sample_tokens=50,
-                    warmup_steps=0, initial_lr=0.0, lr_schedule="constant", min_lr=0.0, grad_clip=0.0, grad_accum=1,
+                    warmup_steps=0, initial_lr=0.0, lr_schedule="constant", min_lr=0.0, grad_clip=0.0, clip_during_warmup=False, grad_accum=1,
                     max_steps=0)
 
 
@@ -114,7 +114,8 @@ def train(cfg, run, train_ids, val_ids, on_eval=None, on_sample=None, start=None
                 tokens_seen += input_batch.numel()
                 taken += 1
                 used += 1
-            if run["grad_clip"] > 0:
+            # Appendix D clips once warmup is over (global_step >= warmup_steps).
+            if run["grad_clip"] > 0 and (run["clip_during_warmup"] or step >= run["warmup_steps"]):
                 torch.nn.utils.clip_grad_norm_(model.parameters(), run["grad_clip"])
             optimizer.step()
             step += 1
@@ -150,7 +151,7 @@ GOLDEN_RUNS = {
     "lesson": dict(num_epochs=2),
     # Every option at once: warmup, cosine decay, clipping, accumulation, overlap.
     "options": dict(num_epochs=1, eval_freq=3, warmup_steps=4, initial_lr=1e-5, lr_schedule="cosine", min_lr=1e-4,
-                    lr=2e-3, grad_clip=1.0, grad_accum=3, stride=48),
+                    lr=2e-3, grad_clip=0.1, grad_accum=3, stride=48),
 }
 
 
@@ -159,7 +160,10 @@ def main():
     parser.add_argument("--goldens", action="store_true", help="write tests/golden/ch05-train-*.pt")
     parser.add_argument("--model", default="gpt2-small-256.json", help="model config in configs/")
     for key, value in RUN_DEFAULTS.items():
-        parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=value)
+        if isinstance(value, bool):
+            parser.add_argument("--" + key.replace("_", "-"), action="store_true")
+        else:
+            parser.add_argument("--" + key.replace("_", "-"), type=type(value), default=value)
     args = parser.parse_args()
     encoder = gpt2_bpe.Encoder()
     text = data_file("the-verdict.txt").read_text(encoding="utf-8")

@@ -79,6 +79,12 @@ llm_compare_test(ch05-03-sampling ch05-03-sampling --config ${CFG}/tiny.json --m
 llm_compare_test(generate-sampled generate --config ${CFG}/tiny.json --temperature 1.4 --top-k 25 --max-new-tokens 30)
 llm_compare_test(generate-greedy-eos generate --config ${CFG}/tiny.json --max-new-tokens 30 --eos-id 4)
 llm_compare_test(ch05-02-train ch05-02-train ${TINY_RUN} --num-epochs 1 --eval-freq 4 --out-dir=)
+# Appendix D clips from the end of warmup on; --clip-during-warmup clips every step.
+# A clip norm small enough to bite, so that the two differ (test-train.cpp checks that).
+llm_compare_test(ch05-02-clip-after-warmup ch05-02-train ${TINY_RUN} --max-steps 8 --eval-freq 1 --eval-iter 1
+                 --warmup-steps 4 --initial-lr 1e-4 --lr 4e-3 --grad-clip 0.05 --out-dir=)
+llm_compare_test(ch05-02-clip-during-warmup ch05-02-train ${TINY_RUN} --max-steps 8 --eval-freq 1 --eval-iter 1
+                 --warmup-steps 4 --initial-lr 1e-4 --lr 4e-3 --grad-clip 0.05 --clip-during-warmup --out-dir=)
 # A loss that overflows stops the run with the step named; the checkpoint of the step
 # before is kept.
 llm_cli_test(ch05-02:nan-loss-stops 1 "step [0-9]+ \\(epoch 1\\): the training loss is (nan|inf|-inf). stopping. The last checkpoint, '.*nan/checkpoint.pt', is kept as it was"

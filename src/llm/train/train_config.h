@@ -47,8 +47,11 @@ struct TrainConfig {
   /// "constant", or "cosine": after warmup, decay to min_lr by the last step.
   std::string lr_schedule = "constant";
   double min_lr = 0.0;
-  /// Clip the gradients' total L2 norm to this; 0 means no clipping.
+  /// Clip the gradients' total L2 norm to this; 0 means no clipping. Appendix D clips
+  /// only once warmup is over (from step warmup_steps on, counting from 0);
+  /// clip_during_warmup clips every step.
   double grad_clip = 0.0;
+  bool clip_during_warmup = false;
   /// Batches whose gradients add up to one optimizer step.
   int64_t grad_accum = 1;
   /// Stop after this many optimizer steps in all (0: run every epoch).

@@ -179,7 +179,8 @@ double Trainer::train_step(DataLoader::Iterator& batch) {
     ++progress_.batch;
   }
   if (gradient_sync_) gradient_sync_->finish();
-  if (config_.grad_clip > 0.0) torch::nn::utils::clip_grad_norm_(model_->parameters(), config_.grad_clip);
+  const bool clip = config_.grad_clip > 0.0 && (config_.clip_during_warmup || progress_.step >= config_.warmup_steps);
+  if (clip) torch::nn::utils::clip_grad_norm_(model_->parameters(), config_.grad_clip);  // appendix D: after warmup
   optimizer_->step();
   ++progress_.step;
   times_.steps_seconds += seconds_since(step_start);

@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);
-    const auto o = llm::attention_options(args);
+    const auto o = llm::attention_options(args, /*split_heads=*/true);
     llm::GroupedQueryAttention gqa(o);
     gqa->to(device);
     const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);

@@ -18,9 +18,9 @@ llm_cli_test(ch02-03:round-trip 0 "decode\\(encode\\(text\\)\\) == text: yes" NE
 llm_cli_test(ch02-03:vocab-too-small 1 "vocab_size 100 is too small" NEEDS ${VERDICT}
              COMMAND ch02-03-train-bpe --vocab-size 100)
 llm_cli_test(ch02-04:first-batch 0 "\\[\\[ *40, +367, +2885, +1464\\]\\]" NEEDS ${VERDICT} ${GPT2} COMMAND ch02-04-data-sampling)
-llm_cli_test(ch02-04:stride-zero 1 "stride must be positive, got 0" NEEDS ${VERDICT} ${GPT2}
+llm_cli_test(ch02-04:stride-zero 2 "--stride must be positive, got 0"
              COMMAND ch02-04-data-sampling --stride 0)
-llm_cli_test(ch02-04:batch-zero 1 "batch_size must be positive, got 0" NEEDS ${VERDICT} ${GPT2}
+llm_cli_test(ch02-04:batch-zero 2 "--batch-size must be positive, got 0"
              COMMAND ch02-04-data-sampling --batch-size 0)
 llm_cli_test(ch02-04:text-too-short 1 "the text has 4 tokens. max_length 4 needs at least 5" NEEDS ${GPT2}
              COMMAND ch02-04-data-sampling --input ${FIXTURES}/short.txt)

@@ -1,21 +1,21 @@
 # Chapter 3: attention.
 llm_cli_test(ch03-01:query-2-weights 0 "0.1385.*0.2379.*0.2333.*0.1240.*0.1082.*0.1581" COMMAND ch03-01-simplified-attention)
-llm_cli_test(ch03-01:zero-width 1 "input sizes must be positive, got \\[6, 0\\]" COMMAND ch03-01-simplified-attention --d-in 0)
+llm_cli_test(ch03-01:zero-width 2 "--d-in must be positive, got 0" COMMAND ch03-01-simplified-attention --d-in 0)
 llm_cli_test(ch03-01:bad-query 2 "--query must be in 1..6, got 7" COMMAND ch03-01-simplified-attention --query 7)
 llm_cli_test(ch03-02:v2 0 "^ +\\[-0.0754,  0.0693\\]\\], grad_fn=<MmBackward0>\\)$" COMMAND ch03-02-self-attention --version 2)
 llm_cli_test(ch03-02:bad-version 2 "--version must be 1 or 2, got 3" COMMAND ch03-02-self-attention --version 3)
 llm_cli_test(ch03-03:shape 0 "context_vecs.shape: torch.Size\\(\\[2, 6, 2\\]\\)" COMMAND ch03-03-causal-attention)
-llm_cli_test(ch03-03:bad-dropout 1 "dropout must be in \\[0, 1\\), got 1.5" COMMAND ch03-03-causal-attention --dropout 1.5)
-llm_cli_test(ch03-03:zero-batch 1 "input sizes must be positive, got \\[0, 6, 3\\]" COMMAND ch03-03-causal-attention --batch 0)
+llm_cli_test(ch03-03:bad-dropout 2 "--dropout must be in \\[0, 1\\), got 1.5" COMMAND ch03-03-causal-attention --dropout 1.5)
+llm_cli_test(ch03-03:zero-batch 2 "--batch must be positive, got 0" COMMAND ch03-03-causal-attention --batch 0)
 llm_cli_test(ch03-04:shape 0 "^context_vecs.shape: torch.Size\\(\\[2, 6, 4\\]\\)$" COMMAND ch03-04-multi-head-stacking)
-llm_cli_test(ch03-04:zero-heads 1 "num_heads must be positive, got 0" COMMAND ch03-04-multi-head-stacking --num-heads 0)
+llm_cli_test(ch03-04:zero-heads 2 "--num-heads must be positive, got 0" COMMAND ch03-04-multi-head-stacking --num-heads 0)
 llm_cli_test(ch03-05:lesson-output 0 "\\[\\[\\[0.3190, 0.4858\\]," COMMAND ch03-05-multi-head-attention)
-llm_cli_test(ch03-05:heads-not-dividing 1 "d_out \\(3\\) must be divisible by num_heads \\(2\\)"
+llm_cli_test(ch03-05:heads-not-dividing 2 "--num-heads \\(2\\) must divide --d-out \\(3\\)"
              COMMAND ch03-05-multi-head-attention --d-out 3)
-llm_cli_test(ch03-05:zero-context 1 "context_length must be positive, got 0" COMMAND ch03-05-multi-head-attention --context-length 0)
+llm_cli_test(ch03-05:zero-context 2 "--context-length must be positive, got 0" COMMAND ch03-05-multi-head-attention --context-length 0)
 llm_cli_test(ch03-06:savings 0 "Key/value projection parameters: MHA 1179648, GQA 294912 \\(75.0% fewer\\)"
              COMMAND ch03-06-grouped-query-attention)
-llm_cli_test(ch03-06:groups-not-dividing 1 "num_heads \\(12\\) must be divisible by num_kv_groups \\(5\\)"
+llm_cli_test(ch03-06:groups-not-dividing 2 "--num-kv-groups \\(5\\) must divide --num-heads \\(12\\)"
              COMMAND ch03-06-grouped-query-attention --num-kv-groups 5)
 
 
@@ -37,3 +37,5 @@ llm_cli_test(ch03-02:exercise-3-1-with-bias 2 "v1, which has no bias: drop --qkv
              COMMAND ch03-02-self-attention --exercise-3-1 --qkv-bias)
 # The lesson's grad_fn: out_proj runs as PyTorch's nn.Linear does (at::linear).
 llm_cli_test(ch03-05:lesson-grad-fn 0 "\\[0.2575, 0.4028\\]\\]\\], grad_fn=<ViewBackward0>\\)$" COMMAND ch03-05-multi-head-attention)
+llm_cli_test(ch03-06:negative-groups 2 "--num-kv-groups must be 0 \\(one per head\\) or more, got -1"
+             COMMAND ch03-06-grouped-query-attention --num-kv-groups -1)

@@ -1,5 +1,8 @@
 #include "llm/cli/attention_flags.h"
 
+#include <fmt/format.h>
+
+#include "llm/cli/cli.h"
 
 namespace llm {
 
@@ -16,7 +19,24 @@ void add_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults&
       cxxopts::value<bool>()->default_value("false"));
 }
 
-AttentionOptions attention_options(const cxxopts::ParseResult& args) {
+AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_heads) {
+  for (const char* flag : {"d-in", "d-out", "num-heads", "context-length", "batch"}) {
+    const auto value = args[flag].as<int64_t>();
+    if (value < 1) throw cli::BadFlagValue(fmt::format("--{} must be positive, got {}", flag, value));
+  }
+  const auto groups = args["num-kv-groups"].as<int64_t>();
+  if (groups < 0) throw cli::BadFlagValue(fmt::format("--num-kv-groups must be 0 (one per head) or more, got {}", groups));
+  const auto dropout = args["dropout"].as<double>();
+  if (!(dropout >= 0.0 && dropout < 1.0)) {
+    throw cli::BadFlagValue(fmt::format("--dropout must be in [0, 1), got {}", dropout));
+  }
+  const auto d_out = args["d-out"].as<int64_t>(), heads = args["num-heads"].as<int64_t>();
+  if (split_heads && d_out % heads != 0) {
+    throw cli::BadFlagValue(fmt::format("--num-heads ({}) must divide --d-out ({})", heads, d_out));
+  }
+  if (split_heads && groups > 0 && heads % groups != 0) {
+    throw cli::BadFlagValue(fmt::format("--num-kv-groups ({}) must divide --num-heads ({})", groups, heads));
+  }
   return AttentionOptions(args["d-in"].as<int64_t>(), args["d-out"].as<int64_t>())
       .context_length(args["context-length"].as<int64_t>())
       .num_heads(args["num-heads"].as<int64_t>())

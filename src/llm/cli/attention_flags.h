@@ -18,6 +18,10 @@ struct AttentionFlagDefaults {
 /// --d-in --d-out --num-heads --num-kv-groups --context-length --dropout --batch --qkv-bias
 void add_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults& defaults = {});
 
-AttentionOptions attention_options(const cxxopts::ParseResult& args);
+/// Those flags as AttentionOptions. A size below 1 (--num-kv-groups: below 0) or a
+/// dropout outside [0, 1) is a cli::BadFlagValue naming the flag (exit 2); so is, with
+/// `split_heads` (one projection split into heads), a --num-heads that does not divide
+/// --d-out or a --num-kv-groups that does not divide --num-heads.
+AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_heads = false);
 
 }  // namespace llm

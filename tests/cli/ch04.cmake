@@ -28,7 +28,7 @@ llm_compare_test(ch04-07-generate ch04-07-generate)
 # Exercise 4.3: separate dropout rates after the embeddings, on the attention weights
 # and on the shortcuts (training mode: the masks must be the lesson's).
 llm_compare_test(ch04-06-separate-dropout-rates ch04-06-gpt-model --config ${BADCFG}/tiny-dropout-rates.json)
-llm_cli_test(ch04-06:bad-dropout-rate 1 "bad-dropout-rate.json': drop_rate_attn must be in \\[0, 1\\), got 1.5"
+llm_cli_test(ch04-06:bad-dropout-rate 1 "bad-dropout-rate.json': drop_rate_attn must be in \\[0, 1\\), got 1.5" NEEDS ${GPT2}
              COMMAND ch04-06-gpt-model --config ${BADCFG}/bad-dropout-rate.json)
 # Lesson 5.4's model_and_optimizer.pth, and a state dict without the mask buffers.
 add_test(NAME cli:ch04-06:lesson-5.4-files COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/lesson_weights.py

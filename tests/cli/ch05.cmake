@@ -59,9 +59,9 @@ llm_cli_test(generate:unknown-flag 2 "Option 'bogus' does not exist" COMMAND gen
 
 llm_compare_test(ch05-01-loss ch05-01-loss --config ${CFG}/tiny.json)
 # Exercise 5.5: the loss of given weights, in windows shorter than the context.
-add_test(NAME cli:ch05-01:weights-for-exercise-5.5
-         COMMAND ${BIN}/ch04-06-gpt-model --config ${CFG}/tiny.json --seed 9 --save-state-dict ${RUNS}/tiny-seed-9.pt)
-set_tests_properties(cli:ch05-01:weights-for-exercise-5.5 PROPERTIES LABELS cli FIXTURES_SETUP tiny-seed-9)
+llm_cli_test(ch05-01:weights-for-exercise-5.5 0 "Total number of parameters" NEEDS ${GPT2}
+             COMMAND ch04-06-gpt-model --config ${CFG}/tiny.json --seed 9 --save-state-dict ${RUNS}/tiny-seed-9.pt)
+set_tests_properties(cli:ch05-01:weights-for-exercise-5.5 PROPERTIES FIXTURES_SETUP tiny-seed-9)
 llm_compare_test(ch05-01-loss-of-given-weights ch05-01-loss --config ${CFG}/tiny.json
                  --load-state-dict ${RUNS}/tiny-seed-9.pt --max-length 32)
 set_tests_properties(cli:ch05-01-loss-of-given-weights:compare-with-pytorch PROPERTIES FIXTURES_REQUIRED tiny-seed-9)
@@ -135,10 +135,10 @@ set_tests_properties(cli:download-gpt2:local-server PROPERTIES LABELS "cli;robus
 # Lesson 5.5 (ch05-04): a small GPT-2 in Hugging Face's layout, written by
 # --save-safetensors, generates what the lesson's generate() does on its weights.
 file(MAKE_DIRECTORY ${RUNS}/tiny-gpt2)
-add_test(NAME cli:ch05-04:tiny-gpt2-weights
-         COMMAND ${BIN}/ch04-06-gpt-model --config ${BADCFG}/tiny-gpt2.json --seed 21
-                 --save-safetensors ${RUNS}/tiny-gpt2/model.safetensors)
-set_tests_properties(cli:ch05-04:tiny-gpt2-weights PROPERTIES LABELS cli FIXTURES_SETUP tiny-gpt2)
+llm_cli_test(ch05-04:tiny-gpt2-weights 0 "Total number of parameters" NEEDS ${GPT2}
+             COMMAND ch04-06-gpt-model --config ${BADCFG}/tiny-gpt2.json --seed 21
+                     --save-safetensors ${RUNS}/tiny-gpt2/model.safetensors)
+set_tests_properties(cli:ch05-04:tiny-gpt2-weights PROPERTIES FIXTURES_SETUP tiny-gpt2)
 llm_compare_test(ch05-04-tiny-gpt2 ch05-04-pretrained-gpt2 --config ${BADCFG}/tiny-gpt2.json
                  --load-state-dict ${RUNS}/tiny-gpt2/model.safetensors)
 set_tests_properties(cli:ch05-04-tiny-gpt2:compare-with-pytorch PROPERTIES FIXTURES_REQUIRED tiny-gpt2)

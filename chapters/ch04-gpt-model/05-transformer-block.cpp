@@ -1,5 +1,6 @@
 // Lesson 4.5: the transformer block: pre-norm attention and feed-forward, each with
-// dropout on its output and a shortcut around it. Shape in = shape out.
+// dropout on its output and a shortcut around it. Shape in = shape out. Then
+// exercise 4.1: the parameters of its feed-forward and attention modules.
 #include <fmt/format.h>
 
 #include "llm/cli/model_flags.h"
@@ -19,6 +20,8 @@ int main(int argc, char** argv) {
     block->to(device);
     const auto output = block(x);  // [2, 4, emb_dim]
     fmt::print("Input shape: {}\nOutput shape: {}\n", llm::torch_size(x), llm::torch_size(output));
+    fmt::print("Total number of parameters in feed forward module: {}\n", llm::thousands(llm::parameter_count(*block->ff)));
+    fmt::print("Total number of parameters in attention module: {}\n", llm::thousands(llm::parameter_count(*block->att)));
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("transformer_block", llm::cli::seed(args), config);
       archive.insert(archive.end(), {{"input", x}, {"output", output}});

@@ -41,3 +41,7 @@ foreach(config tiny tiny-gqa)
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli:ch04-06:state-dict-round-trip-${config} PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
 endforeach()
+# Exercise 4.1: the solution's counts for GPT-2 small.
+llm_cli_test(ch04-05:exercise-4.1 0 "^Total number of parameters in feed forward module: 4,722,432$" COMMAND ch04-05-transformer-block)
+llm_cli_test(ch04-05:exercise-4.1-attention 0 "^Total number of parameters in attention module: 2,360,064$"
+             COMMAND ch04-05-transformer-block)

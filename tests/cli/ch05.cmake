@@ -162,3 +162,8 @@ add_test(NAME cli:ch05-01:exercise-5.5-real-gpt2-124m
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch05-04:real-gpt2-124m:compare-with-pytorch cli:ch05-01:exercise-5.5-real-gpt2-124m
                      PROPERTIES LABELS cli SKIP_RETURN_CODE 77 TIMEOUT 900)
+# What the metrics and the plot hold: the printed evaluations, the checkpoint's history, a drawing.
+add_test(NAME cli:ch05-02:metrics-and-plot-content COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/metrics_and_plot.py
+                                                           ${BIN}/ch05-02-train
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch05-02:metrics-and-plot-content PROPERTIES LABELS cli SKIP_RETURN_CODE 77)

@@ -15,10 +15,10 @@ int main(int argc, char** argv) {
   options.add_options("Output")("ids", "Also print the token ids");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const auto tokenizer = llm::BpeTokenizer::gpt2();
     const auto prompt = args["prompt"].as<std::string>();
     if (prompt.empty()) throw llm::cli::BadFlagValue("--prompt is empty; expected some text to continue");
-    const auto sampling = llm::sampling_from_flags(args);
+    const auto sampling = llm::sampling_from_flags(args);  // flags first, then the data
+    const auto tokenizer = llm::BpeTokenizer::gpt2();
     auto model = llm::trained_model_from_flags(args);
     model->eval();
     if (args.count("checkpoint") == 0 && args.count("load-state-dict") == 0) {

@@ -43,6 +43,8 @@ llm_cli_test(ch05-03:lesson-draws 0 "582 x forward"
              NEEDS ${GPT2} COMMAND ch05-03-sampling --config ${CFG}/tiny.json)
 llm_cli_test(ch05-03:bad-temperature 2 "temperature must be a finite number >= 0, got -1" NEEDS ${GPT2}
              COMMAND ch05-03-sampling --config ${CFG}/tiny.json --temperature -1)
+llm_cli_test(generate:denormal-temperature 2 "temperature must be 0 \\(greedy\\) or at least 1e-30, got 1e-320"
+             COMMAND generate --config ${CFG}/tiny.json --temperature 1e-320)
 llm_cli_test(generate:untrained 0 "^Weights: none: an untrained model, random weights of --seed 123" NEEDS ${GPT2}
              COMMAND generate --config ${CFG}/tiny.json --max-new-tokens 5 --temperature 1 --top-k 5)
 llm_cli_test(generate:absent-device 2 "--device cuda:99: (this LibTorch has no CUDA|there are [0-9]+ CUDA devices)"

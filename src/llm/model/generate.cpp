@@ -55,6 +55,12 @@ void SamplingOptions::validate() const {
   if (!(temperature_ >= 0.0) || !std::isfinite(temperature_)) {
     throw Error(fmt::format("temperature must be a finite number >= 0, got {}", temperature_));
   }
+  // Below this, logits / temperature overflows float32 (or the temperature itself
+  // rounds to 0 in float32), and softmax gives NaN: greedy is what such a temperature means.
+  constexpr double kMinTemperature = 1e-30;
+  if (temperature_ > 0.0 && temperature_ < kMinTemperature) {
+    throw Error(fmt::format("temperature must be 0 (greedy) or at least {}, got {}", kMinTemperature, temperature_));
+  }
   if (top_k_ < 0) throw Error(fmt::format("top_k must be >= 0, got {}", top_k_));
 }
 

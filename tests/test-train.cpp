@@ -185,6 +185,17 @@ TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error 
   }
   llm::Trainer mismatched(config, llm::checkpoint_model_config(checkpoint, "other.pt"), data_of(config), tokenizer());
   CHECK_THROWS_WITH(mismatched.resume(checkpoint, "other.pt"), Contains("other.pt"));
+
+  // Negative counts: refused, naming the entry, not trained on as NaN or garbage.
+  for (const std::string entry : {"progress/step", "progress/epoch", "progress/tokens_seen", "optimizer/tok_emb.weight/step"}) {
+    auto forged = llm::load_checkpoint(dir / "checkpoint.pt");
+    for (auto& [name, tensor] : forged) {
+      if (name == entry) tensor = torch::full_like(tensor, -3);
+    }
+    llm::Trainer resumed(config, tiny(), data_of(config), tokenizer());
+    const auto field = entry.substr(entry.rfind('/') + 1);
+    CHECK_THROWS_WITH(resumed.resume(forged, "forged.pt"), Contains("forged.pt") && Contains(field + " is -3"));
+  }
 }
 
 TEST_CASE("the one-pass AdamW step follows LibTorch's AdamW step to float rounding") {

@@ -53,6 +53,9 @@ void load_optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Modul
     if (steps.numel() != 1 || exp_avg.sizes() != parameter.sizes() || exp_avg_sq.sizes() != parameter.sizes()) {
       throw Error(fmt::format("{} of '{}' does not fit the parameter of shape {}", what, name, shape(parameter)));
     }
+    if (steps.item<double>() < 0) {
+      throw Error(fmt::format("{} of '{}': step is {}; expected 0 or more", what, name, steps.item<double>()));
+    }
     auto entry = std::make_unique<torch::optim::AdamWParamState>();
     entry->step(steps.item<int64_t>());
     entry->exp_avg(exp_avg.to(parameter.options()).clone());
@@ -162,6 +165,12 @@ TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::s
   progress.epoch = scalar(checkpoint, "progress/epoch", source);
   progress.batch = scalar(checkpoint, "progress/batch", source);
   progress.tokens_seen = scalar(checkpoint, "progress/tokens_seen", source);
+  for (const auto& [name, value] : {std::pair<const char*, int64_t>{"step", progress.step},
+                                    {"epoch", progress.epoch},
+                                    {"batch", progress.batch},
+                                    {"tokens_seen", progress.tokens_seen}}) {
+    if (value < 0) throw Error(fmt::format("checkpoint '{}': progress/{} is {}; expected 0 or more", source, name, value));
+  }
   const auto& order = find_tensor(checkpoint, "progress/order", fmt::format("checkpoint '{}'", source));
   if (order.numel() > 0) progress.order = order.clone();
   progress.history = read_history(checkpoint, source);

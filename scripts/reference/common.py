@@ -1,6 +1,7 @@
 """Shared helpers of the PyTorch reference scripts (python3-torch 1.13.1)."""
 import os
 import pathlib
+import sys
 
 import torch
 
@@ -11,6 +12,16 @@ GOLDEN = ROOT / "tests" / "golden"
 def data_file(name):
     """A fetched data file, as the C++ side finds it ($LLM_DATA_DIR or data/)."""
     return pathlib.Path(os.environ.get("LLM_DATA_DIR") or ROOT / "data") / name
+
+
+def require_data(*names):
+    """For a test: exits 77 (ctest's SKIP_RETURN_CODE, before any check) naming the
+    first of these data files that is missing; returns the data folder."""
+    for name in names:
+        if not data_file(name).is_file():
+            print(f"skipped: {data_file(name)} is missing; run scripts/fetch-data.sh")
+            sys.exit(77)
+    return data_file("")
 
 
 def blas_library():

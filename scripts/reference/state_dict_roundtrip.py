@@ -17,7 +17,7 @@ import tempfile
 
 import torch
 
-from common import closeness, data_file
+from common import closeness, require_data
 from gpt import GPTModel
 
 
@@ -27,10 +27,7 @@ def run(exe, *args):
 
 def main():
     exe, config_path = sys.argv[1], sys.argv[2]
-    for needed in ("gpt2/encoder.json", "gpt2/vocab.bpe"):  # the executable tokenizes its example batch
-        if not data_file(needed).is_file():
-            print(f"skipped: {data_file(needed)} is missing; run scripts/fetch-data.sh")
-            sys.exit(77)  # ctest's SKIP_RETURN_CODE, before any check
+    require_data("gpt2/encoder.json", "gpt2/vocab.bpe")  # the executable tokenizes its example batch
     cfg = {"qkv_bias": False} | json.loads(pathlib.Path(config_path).read_text())
     all_ok = True
     with tempfile.TemporaryDirectory() as d:

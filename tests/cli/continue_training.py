@@ -11,7 +11,6 @@ the weights alone (AdamW starting fresh), and those losses must differ from the 
 ones: the optimizer's state is seen to count.
 """
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -21,16 +20,13 @@ import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts" / "reference"))
+from common import require_data  # noqa: E402
 import ch05_train  # noqa: E402
 import gpt  # noqa: E402
 import gpt2_bpe  # noqa: E402
 
 exe = sys.argv[1]
-data = pathlib.Path(os.environ.get("LLM_DATA_DIR") or ROOT / "data")
-for needed in ("the-verdict.txt", "gpt2/encoder.json", "gpt2/vocab.bpe"):
-    if not (data / needed).is_file():
-        print(f"skipped: {data / needed} is missing; run scripts/fetch-data.sh")
-        sys.exit(77)
+data = require_data("the-verdict.txt", "gpt2/encoder.json", "gpt2/vocab.bpe")
 
 cfg = json.loads((ROOT / "configs" / "tiny.json").read_text())
 run = json.loads((ROOT / "configs" / "train-lesson.json").read_text())

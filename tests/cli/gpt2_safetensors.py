@@ -23,7 +23,6 @@ the key and the config.
 """
 import json
 import re
-import os
 import pathlib
 import subprocess
 import sys
@@ -33,6 +32,7 @@ import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts" / "reference"))
+from common import require_data  # noqa: E402
 import gpt  # noqa: E402
 from hf_gpt2 import DTYPES, hf_layout, read_safetensors, safetensors_bytes  # noqa: E402
 
@@ -68,11 +68,7 @@ def run(*args):
 
 
 def main():
-    data = pathlib.Path(os.environ.get("LLM_DATA_DIR") or ROOT / "data")
-    for needed in ("gpt2/encoder.json", "gpt2/vocab.bpe"):
-        if not (data / needed).is_file():
-            print(f"skipped: {data / needed} is missing; run scripts/fetch-data.sh")
-            sys.exit(77)
+    require_data("gpt2/encoder.json", "gpt2/vocab.bpe")
     cfg = json.loads((ROOT / "configs" / "tiny.json").read_text()) | {"qkv_bias": True}
     torch.manual_seed(11)
     model = gpt.GPTModel(cfg)

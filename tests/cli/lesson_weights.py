@@ -10,7 +10,6 @@ state dict without the causal-mask buffers. ch04-06-gpt-model loads each with
 lesson's model's exactly, masks included.
 """
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -20,14 +19,11 @@ import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts" / "reference"))
+from common import require_data  # noqa: E402
 import gpt  # noqa: E402
 
 exe = sys.argv[1]
-data = pathlib.Path(os.environ.get("LLM_DATA_DIR") or ROOT / "data")
-for needed in ("gpt2/encoder.json", "gpt2/vocab.bpe"):
-    if not (data / needed).is_file():
-        print(f"skipped: {data / needed} is missing; run scripts/fetch-data.sh")
-        sys.exit(77)
+data = require_data("gpt2/encoder.json", "gpt2/vocab.bpe")
 cfg = json.loads((ROOT / "configs" / "tiny.json").read_text())
 torch.manual_seed(5)
 model = gpt.GPTModel(cfg)

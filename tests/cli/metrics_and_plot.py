@@ -11,7 +11,6 @@ Trains the tiny model for 7 steps, evaluating every 2, then checks:
     not all one colour.
 """
 import json
-import os
 import pathlib
 import re
 import struct
@@ -23,12 +22,10 @@ import zlib
 import torch
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts" / "reference"))
+from common import require_data  # noqa: E402
 exe = sys.argv[1]
-data = pathlib.Path(os.environ.get("LLM_DATA_DIR") or ROOT / "data")
-for needed in ("the-verdict.txt", "gpt2/encoder.json", "gpt2/vocab.bpe"):
-    if not (data / needed).is_file():
-        print(f"skipped: {data / needed} is missing; run scripts/fetch-data.sh")
-        sys.exit(77)
+data = require_data("the-verdict.txt", "gpt2/encoder.json", "gpt2/vocab.bpe")
 try:
     import matplotlib  # noqa: F401
 except ImportError:

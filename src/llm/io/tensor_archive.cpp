@@ -34,6 +34,14 @@ const torch::Tensor& find_tensor(const NamedTensors& tensors, const std::string&
   throw Error(fmt::format("{}: no tensor named '{}'", what, name));
 }
 
+NamedTensors with_prefix_removed(const NamedTensors& tensors, const std::string& prefix) {
+  NamedTensors out;
+  for (const auto& [name, tensor] : tensors) {
+    if (name.rfind(prefix, 0) == 0) out.emplace_back(name.substr(prefix.size()), tensor);
+  }
+  return out;
+}
+
 torch::Tensor string_to_tensor(const std::string& text) {
   return torch::tensor(std::vector<uint8_t>(text.begin(), text.end()), torch::kUInt8);
 }

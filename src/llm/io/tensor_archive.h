@@ -24,6 +24,10 @@ NamedTensors load_tensors(const std::filesystem::path& path);
 /// The tensor called `name`, or an llm::Error naming `what` and the missing key.
 const torch::Tensor& find_tensor(const NamedTensors& tensors, const std::string& name, const std::string& what);
 
+/// The entries whose names start with `prefix`, with it removed ("model/", or lesson
+/// 5.4's "model_state_dict/"), in their order.
+NamedTensors with_prefix_removed(const NamedTensors& tensors, const std::string& prefix);
+
 /// A string stored as a uint8 tensor, so an archive can say what wrote it, and back.
 torch::Tensor string_to_tensor(const std::string& text);
 std::string tensor_to_string(const torch::Tensor& bytes);

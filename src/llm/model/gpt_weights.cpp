@@ -142,16 +142,12 @@ void load_gpt_weights(GPTModel& model, const NamedTensors& file, const std::stri
   if (has_key(file, "wte.weight") || has_key(file, "transformer.wte.weight")) {
     weights = from_hf_gpt2(file, config, source);
   } else {
-    const std::string wrapper = "model_state_dict/";
-    const bool wrapped = std::any_of(file.begin(), file.end(), [&](const auto& e) { return starts_with(e.first, wrapper); });
-    for (const auto& [name, tensor] : file) {
-      if (!wrapped) {
-        weights.emplace_back(name, tensor);
-      } else if (starts_with(name, wrapper)) {
-        weights.emplace_back(name.substr(wrapper.size()), tensor);
-      }
+    weights = with_prefix_removed(file, "model_state_dict/");  // lesson 5.4's wrapper
+    if (weights.empty()) {
+      weights = file;
+    } else {
+      what += ": model_state_dict";
     }
-    if (wrapped) what += ": model_state_dict";
   }
   for (const auto& [name, buffer] : state_dict(*model)) {
     if (!has_key(weights, name) && is_mask(name)) weights.emplace_back(name, buffer);  // rebuilt: the model's own mask

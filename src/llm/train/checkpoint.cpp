@@ -204,14 +204,6 @@ TrainConfig checkpoint_train_config(const NamedTensors& checkpoint, const std::s
   return parse_train_config(json_entry(checkpoint, "config/train", source), source + ": config/train");
 }
 
-NamedTensors with_prefix_removed(const NamedTensors& tensors, const std::string& prefix) {
-  NamedTensors out;
-  for (const auto& [name, tensor] : tensors) {
-    if (name.rfind(prefix, 0) == 0) out.emplace_back(name.substr(prefix.size()), tensor);
-  }
-  return out;
-}
-
 NamedTensors checkpoint_weights(const NamedTensors& checkpoint) { return with_prefix_removed(checkpoint, "model/"); }
 
 void load_torch_optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Module& module,

@@ -83,7 +83,5 @@ GPTConfig checkpoint_model_config(const NamedTensors& checkpoint, const std::str
 TrainConfig checkpoint_train_config(const NamedTensors& checkpoint, const std::string& source);
 NamedTensors checkpoint_weights(const NamedTensors& checkpoint);
 
-/// The entries whose names start with `prefix`, with it removed.
-NamedTensors with_prefix_removed(const NamedTensors& tensors, const std::string& prefix);
 
 }  // namespace llm

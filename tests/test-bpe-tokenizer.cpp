@@ -47,6 +47,23 @@ TEST_CASE("GPT-2 BPE gives tiktoken's ids on hard and random strings") {
   }
 }
 
+// Pieces of thousands of bytes with no whitespace merge in O(n log n); the ids are
+// still tiktoken's, the leftmost pair first among equal ranks.
+TEST_CASE("GPT-2 BPE gives tiktoken's ids on long pieces with no whitespace") {
+  const auto* tokenizer = gpt2_or_skip();
+  const auto cases = golden()["long"];
+  REQUIRE(cases.size() == 5);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const auto& c = cases[k];
+    const auto text = c["text"].get<std::string>();
+    INFO("long case " << k << ", " << text.size() << " bytes");
+    const auto ids = tokenizer->encode(text);
+    CHECK(static_cast<int64_t>(ids.size()) == c["count"].get<int64_t>());
+    CHECK(fnv1a64(ids) == c["fnv1a64"].get<std::string>());
+    CHECK(tokenizer->decode(ids) == text);
+  }
+}
+
 // A whole book against tiktoken's ids (tests/golden/bpe-tiktoken.json); one test case
 // per book, so that a missing book skips only its own.
 void check_book(const std::string& name) {

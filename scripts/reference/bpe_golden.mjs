@@ -80,12 +80,24 @@ const strings = [...hard, ...random].map((text) => ({ text, ids: Array.from(enc.
 const allowed = ["<|endoftext|>", "a<|endoftext|>b", "x <|endoftext|> y", "<|endoftext|><|endoftext|>"].map(
   (text) => ({ text, allowed_special: ["<|endoftext|>"], ids: Array.from(enc.encode(text, ["<|endoftext|>"])) }),
 );
+// Long pieces with no whitespace: one regex match each, thousands of merges inside it.
+const letters = (alphabet, length) => Array.from({ length }, () => alphabet[next(alphabet.length)]).join("");
+const long = [
+  letters([..."abcdefghijklmnopqrstuvwxyz"], 20000),
+  letters([..."etaoinshrdlu"], 20000),
+  letters([..."aeiouéèàçñöüßøåæ"], 8000),
+  letters([..."0123456789"], 5000),
+  letters([..."!?.,;:-_*#"], 5000),
+].map((text) => {
+  const ids = enc.encode_ordinary(text);
+  return { text, count: ids.length, fnv1a64: fnv1a64(ids) };
+});
 const files = {};
 for (const name of ["the-verdict.txt", "moby-dick.txt"]) {
   const ids = enc.encode_ordinary(fs.readFileSync(path.join(dataDir, name), "utf8"));
   files[name] = { count: ids.length, fnv1a64: fnv1a64(ids), first: Array.from(ids.slice(0, 20)) };
 }
-const golden = { encoding: "gpt2", source: "@dqbd/tiktoken 1.0.22", strings: [...strings, ...allowed], files };
+const golden = { encoding: "gpt2", source: "@dqbd/tiktoken 1.0.22", strings: [...strings, ...allowed], long, files };
 const out = path.join(root, "tests/golden/bpe-tiktoken.json");
 fs.writeFileSync(out, JSON.stringify(golden, null, 1) + "\n");
 console.log(`wrote ${path.relative(root, out)}: ${golden.strings.length} strings,`,

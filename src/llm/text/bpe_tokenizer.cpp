@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <queue>
 #include <nlohmann/json.hpp>
 
 #include "llm/util/error.h"
@@ -296,7 +297,15 @@ std::optional<BpeTokenizer::Merge> BpeTokenizer::find_merge(int32_t left, int32_
   return it->second;
 }
 
+// The lowest-ranked adjacent pair merges first, the leftmost among equal ranks (as in
+// tiktoken). Almost every piece is a word of a few bytes, for which a scan over the
+// candidates is faster than a heap.
 void BpeTokenizer::merge_piece(std::string_view piece, std::vector<int32_t>& parts) const {
+  constexpr size_t kLongPiece = 64;
+  if (piece.size() > kLongPiece) {
+    merge_long_piece(piece, parts);
+    return;
+  }
   parts.clear();
   for (unsigned char b : piece) parts.push_back(byte_ids_[b]);
   constexpr Merge kNone{std::numeric_limits<int32_t>::max(), -1};
@@ -315,6 +324,56 @@ void BpeTokenizer::merge_piece(std::string_view piece, std::vector<int32_t>& par
     if (i > 0) merges[i - 1] = merge_at(i - 1);
     if (i < merges.size()) merges[i] = merge_at(i);
   }
+}
+
+void BpeTokenizer::merge_long_piece(std::string_view piece, std::vector<int32_t>& parts) const {
+  // The parts form a linked list and the candidate pairs a heap, so that a megabyte of
+  // letters with no space costs O(n log n), not O(n^2).
+  struct Part {
+    int32_t id;
+    uint32_t version;  // bumped when this part or the next one changes: its candidates go stale
+    size_t prev, next;  // n: no neighbour
+  };
+  struct Candidate {
+    Merge merge;
+    size_t left;
+    uint32_t version;
+  };
+  const size_t n = piece.size();
+  std::vector<Part> list(n);
+  for (size_t i = 0; i < n; ++i) list[i] = {byte_ids_[static_cast<unsigned char>(piece[i])], 0, i == 0 ? n : i - 1, i + 1};
+  const auto later = [](const Candidate& a, const Candidate& b) {
+    return a.merge.rank != b.merge.rank ? a.merge.rank > b.merge.rank : a.left > b.left;
+  };
+  std::vector<Candidate> storage;
+  storage.reserve(n);
+  std::priority_queue<Candidate, std::vector<Candidate>, decltype(later)> heap(later, std::move(storage));
+  const auto offer = [&](size_t left) {
+    const Part& part = list[left];
+    if (part.next == n) return;
+    if (const auto merge = find_merge(part.id, list[part.next].id)) heap.push({*merge, left, part.version});
+  };
+  for (size_t i = 0; i + 1 < n; ++i) offer(i);
+
+  while (!heap.empty()) {
+    const Candidate best = heap.top();
+    heap.pop();
+    Part& left = list[best.left];
+    if (best.version != left.version) continue;
+    Part& right = list[left.next];
+    left.id = best.merge.id;
+    left.next = right.next;
+    if (right.next != n) list[right.next].prev = best.left;
+    ++left.version;
+    ++right.version;
+    offer(best.left);
+    if (left.prev != n) {
+      ++list[left.prev].version;
+      offer(left.prev);
+    }
+  }
+  parts.clear();
+  for (size_t i = 0; i < n; i = list[i].next) parts.push_back(list[i].id);
 }
 
 void BpeTokenizer::encode_ordinary(std::string_view text, std::vector<int64_t>& out,

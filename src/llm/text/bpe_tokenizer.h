@@ -89,6 +89,7 @@ class BpeTokenizer {
   void encode_ordinary(std::string_view text, std::vector<int64_t>& out,
                        std::unordered_map<std::string_view, std::vector<int32_t>>& cache) const;
   void merge_piece(std::string_view piece, std::vector<int32_t>& out) const;
+  void merge_long_piece(std::string_view piece, std::vector<int32_t>& out) const;
   std::optional<Merge> find_merge(int32_t left, int32_t right) const;
 
   BpeVocabulary vocabulary_;

@@ -99,6 +99,13 @@ add_test(NAME cli:ch05-02:distributed-two-ranks-equal-one-at-twice-the-batch
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch05-02:distributed-two-ranks-equal-one-at-twice-the-batch PROPERTIES
                      LABELS "cli;distributed" SKIP_RETURN_CODE 77 TIMEOUT 600)
+# The launcher stops the other ranks when one fails, and the ranks stop when the
+# launcher is killed.
+add_test(NAME cli:launch:stops-the-run-as-a-whole
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/launcher.sh ${BIN} ${RUNS}/launcher
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:launch:stops-the-run-as-a-whole PROPERTIES LABELS "cli;distributed;robustness"
+                     SKIP_RETURN_CODE 77 TIMEOUT 120)
 # Bad flag values exit 2 before any data is read (these run without the data).
 # Settings are saved as JSON, which holds UTF-8 only: a byte that is not is refused
 # before training, not after it when the checkpoint is written.

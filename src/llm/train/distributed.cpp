@@ -6,6 +6,10 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdlib>
 #include <exception>
 
@@ -38,6 +42,16 @@ class QuietLog {
  private:
   int saved_;
 };
+
+// scripts/launch.sh names itself in LLM_LAUNCHER_PID. A rank it started gets SIGTERM
+// when the launcher dies, even by SIGKILL, and stops at the next step boundary as on
+// Ctrl-C: no rank trains on alone.
+void stop_when_launcher_dies() {
+  const auto launcher = environment_number("LLM_LAUNCHER_PID");
+  if (!launcher) return;
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != *launcher) std::raise(SIGTERM);  // it died before the line above
+}
 
 }  // namespace
 
@@ -76,6 +90,7 @@ struct ProcessGroup::Impl {
 
 ProcessGroup::ProcessGroup(const DistributedConfig& config) : config_(config), impl_(std::make_unique<Impl>()) {
   const auto where = fmt::format("{}:{}", config.master_addr, config.master_port);
+  stop_when_launcher_dies();
   const QuietLog quiet;
   try {
     c10d::TCPStoreOptions store;

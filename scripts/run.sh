@@ -9,7 +9,7 @@ scripts/setup.sh main-job  # only what the main job runs (ch05-02-train, generat
 
 echo
 echo "==> Training (configs/train-quick.json $*)"
-build/bin/ch05-02-train --train-config configs/train-quick.json --out-dir runs/quick "$@"
+build/bin/ch05-02-train --train-config configs/train-quick.json --out-dir runs/quick --overwrite "$@"
 
 echo
 echo "==> Sampling from the trained model (temperature 0.8, top-k 20, seed 123)"

@@ -91,6 +91,10 @@ TEST_CASE("load_tensors reads what torch.save writes: OrderedDict state dicts, v
   const auto w = torch::arange(12, torch::kFloat).view({3, 4});
   CHECK(torch::equal(llm::find_tensor(views, "transposed", "views"), w.t()));
   CHECK(torch::equal(llm::find_tensor(views, "row", "views"), w[1]));
+  // Two views of one storage share it, as in PyTorch: the storage is read once.
+  const auto storage_of = [&](const char* name) { return llm::find_tensor(views, name, "views").storage().data(); };
+  CHECK(storage_of("transposed") == storage_of("row"));
+  CHECK(storage_of("transposed") != storage_of("ints"));
   CHECK(torch::equal(llm::find_tensor(views, "ints", "views"), torch::arange(5, torch::kLong)));
   CHECK(llm::find_tensor(views, "half", "views").scalar_type() == torch::kHalf);
   CHECK(torch::equal(llm::find_tensor(views, "flags", "views"), torch::tensor({true, false})));

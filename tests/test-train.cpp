@@ -110,9 +110,15 @@ TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at a
     const auto dir = llm::test::temp_dir("resume-" + std::to_string(stop_at));
     auto first_config = golden_run(golden, dir.string());
     first_config.max_steps = stop_at;
-    llm::Trainer first(first_config, tiny(), data_of(first_config), tokenizer());
-    REQUIRE(first.train() == llm::TrainEnd::kMaxSteps);
-    REQUIRE(first.progress().step == stop_at);
+    {
+      llm::Trainer first(first_config, tiny(), data_of(first_config), tokenizer());
+      REQUIRE(first.train() == llm::TrainEnd::kMaxSteps);
+      REQUIRE(first.progress().step == stop_at);
+      // While it lives, it holds the folder: another trainer into it is refused before
+      // it writes anything.
+      llm::Trainer second(first_config, tiny(), data_of(first_config), tokenizer());
+      CHECK_THROWS_WITH(second.train(), Catch::Contains("another run is writing there"));
+    }
 
     const auto checkpoint = llm::load_checkpoint(dir / "checkpoint.pt");
     auto config = llm::checkpoint_train_config(checkpoint, "checkpoint");
@@ -196,6 +202,13 @@ TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error 
     const auto field = entry.substr(entry.rfind('/') + 1);
     CHECK_THROWS_WITH(resumed.resume(forged, "forged.pt"), Contains("forged.pt") && Contains(field + " is -3"));
   }
+  // More epochs than steps: refused, not taken as a finished run.
+  auto forged = llm::load_checkpoint(dir / "checkpoint.pt");
+  for (auto& [name, tensor] : forged) {
+    if (name == "progress/epoch") tensor = torch::full_like(tensor, int64_t{1} << 62);
+  }
+  llm::Trainer resumed(config, tiny(), data_of(config), tokenizer());
+  CHECK_THROWS_WITH(resumed.resume(forged, "forged.pt"), Contains("progress/epoch is 4611686018427387904 after only"));
 }
 
 TEST_CASE("the one-pass AdamW step follows LibTorch's AdamW step to float rounding") {

@@ -48,7 +48,9 @@ void toy_splits() {
 }
 
 // An entry of the vocabulary as Python prints a (token, id) tuple.
-void print_entry(const std::string& token, size_t id) { fmt::print("({}, {})\n", llm::python_repr(token), id); }
+void print_entry(const std::string& token, size_t id) {
+  fmt::print("({}, {})\n", llm::python_repr(llm::shortened(token)), id);
+}
 
 }  // namespace
 
@@ -65,14 +67,15 @@ int main(int argc, char** argv) {
           "Hello, do you like tea? <|endoftext|> In the sunlit terraces of the palace."));
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const std::string raw_text = llm::read_text_file(args["input"].as<std::string>());
+    const std::string raw_text = llm::cli::read_input_text(args["input"].as<std::string>(), 40);
     fmt::print("Total number of character: {}\n{}\n", llm::utf8_length(raw_text),
                raw_text.substr(0, llm::utf8_offset(raw_text, 99)));
     toy_splits();
 
     const auto preprocessed = llm::split_simple(raw_text);
-    fmt::print("{}\n{}\n", llm::python_list({preprocessed.begin(), preprocessed.begin() + std::min<size_t>(30, preprocessed.size())}),
-               preprocessed.size());
+    std::vector<std::string> first;  // the lesson's first 30, each bounded in length
+    for (size_t i = 0; i < std::min<size_t>(30, preprocessed.size()); ++i) first.push_back(llm::shortened(preprocessed[i]));
+    fmt::print("{}\n{}\n", llm::python_list(first), preprocessed.size());
 
     // 2.3: the vocabulary, its first 51 entries, and V1.
     const auto v1 = llm::SimpleTokenizer::from_text(raw_text, llm::SimpleTokenizer::Version::V1);

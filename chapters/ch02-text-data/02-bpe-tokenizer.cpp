@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     fmt::print("\nDecoded: {}\n\n", tokenizer.decode(sample_ids));
 
     const auto path = args["input"].as<std::string>();
-    const std::string raw_text = llm::read_text_file(path);
+    const std::string raw_text = llm::cli::read_input_text(path, 12);
     const auto ids = tokenizer.encode(raw_text);
     fmt::print("{}: {} characters -> {} tokens. decode gives the text back: {}\n", path, raw_text.size(), ids.size(),
                tokenizer.decode(ids) == raw_text ? "yes" : "NO");

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto path = args["input"].as<std::string>();
-    const std::string text = llm::read_text_file(path);
+    const std::string text = llm::cli::read_input_text(path, 30);
     llm::BpeTrainerOptions trainer;
     trainer.vocab_size = args["vocab-size"].as<int64_t>();
     auto vocabulary = llm::train_bpe(text, trainer);

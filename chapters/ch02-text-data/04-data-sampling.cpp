@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     const auto input = args["input"].as<std::string>();
     const bool shuffle = args["shuffle"].as<bool>(), drop_last = args["drop-last"].as<bool>();
     const auto tokenizer = llm::BpeTokenizer::gpt2();
-    const auto enc_text = tokenizer.encode(llm::read_text_file(input), {"<|endoftext|>"});
+    const auto enc_text = tokenizer.encode(llm::cli::read_input_text(input, 12), {"<|endoftext|>"});
     fmt::print("{}\n", enc_text.size());
     next_word_pairs(tokenizer, enc_text, max_length);
 

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     }
 
     const auto tokenizer = llm::BpeTokenizer::gpt2();
-    const auto ids = tokenizer.encode(llm::read_text_file(args["input"].as<std::string>()), {"<|endoftext|>"});
+    const auto ids = tokenizer.encode(llm::cli::read_input_text(args["input"].as<std::string>(), 12), {"<|endoftext|>"});
     auto dataset = std::make_shared<llm::SlidingWindowDataset>(torch::tensor(ids), max_length, /*stride=*/max_length);
 
     // 2.7: a 6 x 3 embedding is a lookup table of rows, one per token id.

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     const auto batch = torch::cat({llm::text_to_token_ids(tokenizer, "Every effort moves you"),
                                    llm::text_to_token_ids(tokenizer, "Every day holds a")}).to(llm::cli::device(args));  // [2, 4]
     auto model = llm::model_from_flags(args);
+    llm::require_context_length(args, model->config, batch.size(1), "the lesson's batch");
     if (args.count("eval") != 0) model->eval();
     const auto logits = model->forward(batch);  // [2, 4, vocab_size]
     fmt::print("Input batch:\n {}\n\nOutput shape: {}\n{}\n", llm::show(batch), llm::torch_size(logits),

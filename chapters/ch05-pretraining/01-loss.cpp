@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
     // 5.1.2: "every effort moves" -> " effort moves you", "I really like" -> " really like chocolate"
     const auto inputs = torch::tensor({16833, 3626, 6100, 40, 1107, 588}, torch::kLong).view({2, 3}).to(device);
     const auto targets = torch::tensor({3626, 6100, 345, 1107, 588, 11311}, torch::kLong).view({2, 3}).to(device);
+    llm::require_context_length(args, model->config, inputs.size(1), "the lesson's inputs");
     torch::NoGradGuard no_grad;
     const auto logits = model->forward(inputs);      // [2, 3, vocab]
     const auto probas = torch::softmax(logits, -1);  // [2, 3, vocab]

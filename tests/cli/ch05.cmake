@@ -3,11 +3,11 @@
 llm_cli_test(ch05-01:lesson-losses 0 "Validation loss: 10.9811" NEEDS ${VERDICT} ${GPT2} COMMAND ch05-01-loss)
 # The tiny model's first losses are PyTorch's (tests/golden/ch05-train-lesson.pt).
 llm_cli_test(ch05-02:pytorch-losses 0 "Ep 1 \\(Step 000005\\): Train loss 10.988, Val loss 10.949" NEEDS ${VERDICT} ${GPT2}
-             COMMAND ch05-02-train ${TINY_RUN} --max-steps 6 --out-dir ${RUNS}/pytorch-losses)
+             COMMAND ch05-02-train ${TINY_RUN} --max-steps 6 --out-dir ${RUNS}/pytorch-losses --overwrite)
 llm_cli_test(ch05-02:checkpoint-and-metrics 0 "Metrics: .*checkpoint-and-metrics/metrics.jsonl" NEEDS ${VERDICT} ${GPT2}
-             COMMAND ch05-02-train ${TINY_RUN} --max-steps 2 --out-dir ${RUNS}/checkpoint-and-metrics)
+             COMMAND ch05-02-train ${TINY_RUN} --max-steps 2 --out-dir ${RUNS}/checkpoint-and-metrics --overwrite)
 llm_cli_test(ch05-02:plot 0 "Plot: .*losses.png" NEEDS ${VERDICT} ${GPT2}
-             COMMAND ch05-02-train --config ${CFG}/tiny.json --max-steps 2 --out-dir ${RUNS}/plot)
+             COMMAND ch05-02-train --config ${CFG}/tiny.json --max-steps 2 --out-dir ${RUNS}/plot --overwrite)
 llm_cli_test(ch05-02:train-config-unknown-key 1 "train-unknown-key.json': unknown key 'epochs'"
              COMMAND ch05-02-train --train-config ${BADCFG}/train-unknown-key.json)
 llm_cli_test(ch05-02:train-config-malformed 1 "malformed.json': not valid JSON" COMMAND ch05-02-train --train-config ${BADCFG}/malformed.json)
@@ -17,7 +17,7 @@ llm_cli_test(ch05-02:negative-stride 2 "stride must be positive" COMMAND ch05-02
 llm_cli_test(ch05-02:bad-progress 2 "--progress must be auto, always or never, got 'sometimes'"
              COMMAND ch05-02-train --progress sometimes)
 llm_cli_test(ch05-02:text-too-short 1 "needs context_length \\+ 1 = 65" NEEDS ${GPT2}
-             COMMAND ch05-02-train ${TINY_RUN} --data ${FIXTURES}/short.txt --out-dir ${RUNS}/short)
+             COMMAND ch05-02-train ${TINY_RUN} --data ${FIXTURES}/short.txt --out-dir ${RUNS}/short --overwrite)
 llm_cli_test(ch05-02:missing-data 1 "nope.txt': not found" NEEDS ${GPT2} COMMAND ch05-02-train ${TINY_RUN} --data nope.txt)
 llm_cli_test(ch05-02:invalid-utf8-data 1 "invalid UTF-8 at byte 7" NEEDS ${GPT2}
              COMMAND ch05-02-train ${TINY_RUN} --data ${FIXTURES}/invalid-utf8.txt)
@@ -90,7 +90,7 @@ llm_compare_test(ch05-02-clip-during-warmup ch05-02-train ${TINY_RUN} --max-step
 # A loss that overflows stops the run with the step named; the checkpoint of the step
 # before is kept.
 llm_cli_test(ch05-02:nan-loss-stops 1 "step [0-9]+ \\(epoch 1\\): the training loss is (nan|inf|-inf). stopping. The last checkpoint, '.*nan/checkpoint.pt', is kept as it was"
-             NEEDS ${VERDICT} ${GPT2} COMMAND ch05-02-train ${TINY_RUN} --lr 1e30 --checkpoint-every 1 --max-steps 30 --out-dir ${RUNS}/nan)
+             NEEDS ${VERDICT} ${GPT2} COMMAND ch05-02-train ${TINY_RUN} --lr 1e30 --checkpoint-every 1 --max-steps 30 --out-dir ${RUNS}/nan --overwrite)
 
 # Data-parallel training on loopback (c10d, Gloo): 2 ranks = 1 process at twice the
 # batch, ranks identical, a dead rank stops the other with a clear error.
@@ -99,6 +99,13 @@ add_test(NAME cli:ch05-02:distributed-two-ranks-equal-one-at-twice-the-batch
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch05-02:distributed-two-ranks-equal-one-at-twice-the-batch PROPERTIES
                      LABELS "cli;distributed" SKIP_RETURN_CODE 77 TIMEOUT 600)
+# One out_dir, one run: an existing checkpoint is kept unless --overwrite, and a
+# second run into a folder in use is refused.
+add_test(NAME cli:ch05-02:out-dir-holds-one-run
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/out_dir.sh ${BIN} ${RUNS}/out-dir
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch05-02:out-dir-holds-one-run PROPERTIES LABELS "cli;robustness" SKIP_RETURN_CODE 77
+                     TIMEOUT 120)
 # The launcher stops the other ranks when one fails, and the ranks stop when the
 # launcher is killed.
 add_test(NAME cli:launch:stops-the-run-as-a-whole

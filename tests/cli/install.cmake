@@ -18,7 +18,7 @@ function(llm_installed_test name code regex)
 endfunction()
 llm_installed_test(lesson-step 0 "^4690$" COMMAND ch02-01-simple-tokenizer)
 llm_installed_test(training 0 "Ep 1 \\(Step 000005\\): Train loss 10.988, Val loss 10.949" NEEDS ${GPT2}
-                   COMMAND ch05-02-train --config tiny.json --max-steps 6 --out-dir run)
+                   COMMAND ch05-02-train --config tiny.json --max-steps 6 --out-dir run --overwrite)
 # (--help wraps the default's path at 46 columns; the part before ".json" stays on one line.)
 llm_installed_test(help-names-no-build-path 0 "moved/share/libtorch-llm/configs/train-lesson|ved/share/libtorch-llm/configs/train-lesson"
                    COMMAND ch05-02-train --help)

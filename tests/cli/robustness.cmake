@@ -28,7 +28,8 @@ foreach(exe IN LISTS chapters)
 endforeach()
 
 
-foreach(bad malformed wrong-type unknown-key heads-not-dividing groups-not-dividing zero-context duplicate-key nul-byte)
+foreach(bad malformed wrong-type unknown-key heads-not-dividing groups-not-dividing zero-context duplicate-key nul-byte
+            too-large beyond-int64)
   set(expect_malformed "not valid JSON")
   set(expect_wrong-type "emb_dim must be an integer")
   set(expect_unknown-key "unknown key 'n_head'")
@@ -37,6 +38,10 @@ foreach(bad malformed wrong-type unknown-key heads-not-dividing groups-not-divid
   set(expect_zero-context "context_length must be positive, got 0")
   set(expect_duplicate-key "the key 'n_layers' appears twice")
   set(expect_nul-byte "not valid JSON \\(a NUL byte at offset 15\\)")
+  # Sizes that cannot fit are refused before the model is built (not std::bad_alloc),
+  # and a number beyond int64 is not wrapped to a negative one.
+  set(expect_too-large "a GPT of vocab_size 50257, context_length 1024, emb_dim 768 and n_layers 1000000000 \\(7.09e\\+15 parameters\\): about .* of memory needed. this machine has")
+  set(expect_beyond-int64 "emb_dim must be at most 9223372036854775807, got 9223372036854775808")
   # Every executable that takes a model config.
   foreach(exe ch04-01-dummy-gpt ch04-03-feed-forward ch04-04-shortcuts ch04-05-transformer-block
               ch04-06-gpt-model ch04-07-generate ch05-01-loss ch05-02-train ch05-03-sampling generate)
@@ -119,3 +124,24 @@ llm_cli_test(ch04-05:save-outputs-over-dev-null 1 "'/dev/null': exists and is no
              COMMAND ch04-05-transformer-block --config ${CFG}/tiny.json --save-outputs /dev/null)
 llm_cli_test(ch05-02:seed-too-large 2 "--seed: a run's seed is at most 9223372036854775807, got 18446744073709551615"
              COMMAND ch05-02-train --seed 18446744073709551615)
+
+# A context too short for a lesson step's fixed input names the config.
+llm_cli_test(ch04-06:context-shorter-than-the-batch 1
+             "config '.*context-length-1.json': context_length 1 is shorter than the lesson's batch \\(4 tokens\\). expected at least 4"
+             NEEDS ${GPT2} COMMAND ch04-06-gpt-model --config ${BADCFG}/context-length-1.json)
+llm_cli_test(ch05-01:context-shorter-than-the-inputs 1
+             "config '.*context-length-1.json': context_length 1 is shorter than the lesson's inputs \\(3 tokens\\). expected at least 3"
+             NEEDS ${GPT2} COMMAND ch05-01-loss --config ${BADCFG}/context-length-1.json)
+# Attention sizes that cannot fit: a flag error naming them, not the allocator's.
+llm_cli_test(ch03-05:batch-beyond-memory 2
+             "--batch 1000000000, --context-length 6, --d-in 3, --d-out 2 and --num-heads 2: about .* of memory needed"
+             COMMAND ch03-05-multi-head-attention --batch 1000000000)
+# A text larger than a chapter-2 step can hold (a sparse file of 1 TB) is refused
+# before it is read.
+add_test(NAME cli:huge-input:write COMMAND truncate -s 1T ${RUNS}/huge.txt)
+set_tests_properties(cli:huge-input:write PROPERTIES LABELS cli FIXTURES_SETUP huge_input)
+foreach(exe ch02-01-simple-tokenizer ch02-02-bpe-tokenizer ch02-03-train-bpe ch02-04-data-sampling ch02-05-embeddings)
+  llm_cli_test(${exe}:input-beyond-memory 1 "input '.*huge.txt' \\(1.1 TB\\), which this lesson step holds in memory about [0-9]+ times over: about .* of memory needed"
+               NEEDS ${GPT2} COMMAND ${exe} --input ${RUNS}/huge.txt)
+  set_tests_properties(cli:${exe}:input-beyond-memory PROPERTIES FIXTURES_REQUIRED huge_input)
+endforeach()

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include "llm/cli/cli.h"
+#include "llm/util/error.h"
+#include "llm/util/memory.h"
 
 namespace llm {
 
@@ -36,6 +38,21 @@ AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_
   }
   if (split_heads && groups > 0 && heads % groups != 0) {
     throw cli::BadFlagValue(fmt::format("--num-kv-groups ({}) must divide --num-heads ({})", groups, heads));
+  }
+  // The weights, the inputs, the attention weights of every head and a few
+  // intermediates of their sizes, in float32: sizes that cannot fit are refused here,
+  // not by the allocator.
+  const auto b = static_cast<double>(args["batch"].as<int64_t>());
+  const auto t = static_cast<double>(args["context-length"].as<int64_t>());
+  const auto d_in = static_cast<double>(args["d-in"].as<int64_t>());
+  const auto width = static_cast<double>(split_heads ? d_out : d_out * heads), h = static_cast<double>(heads);
+  const double bytes = 4 * (4 * d_in * width + width * width + t * t + 4 * b * t * (d_in + width) + 4 * b * h * t * t);
+  try {
+    check_fits_in_memory(bytes, fmt::format("--batch {}, --context-length {}, --d-in {}, --d-out {} and --num-heads {}",
+                                            args["batch"].as<int64_t>(), args["context-length"].as<int64_t>(),
+                                            args["d-in"].as<int64_t>(), d_out, heads));
+  } catch (const Error& e) {
+    throw cli::BadFlagValue(e.what());
   }
   return AttentionOptions(args["d-in"].as<int64_t>(), args["d-out"].as<int64_t>())
       .context_length(args["context-length"].as<int64_t>())

@@ -8,10 +8,17 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
+#include <new>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "llm/util/error.h"
+#include "llm/util/files.h"
+#include "llm/util/memory.h"
 
 namespace llm::cli {
 namespace {
@@ -94,6 +101,33 @@ c10::Device device(const cxxopts::ParseResult& args) {
 
 uint64_t seed(const cxxopts::ParseResult& args) { return args["seed"].as<uint64_t>(); }
 
+namespace {
+
+// LibTorch's allocation failure ("[enforce fail at alloc_cpu.cpp:75] ... you tried to
+// allocate N bytes ...") as one line that says what happened.
+std::optional<std::string> out_of_memory_message(const std::string& what) {
+  constexpr std::string_view kTried = "can't allocate memory: you tried to allocate ";
+  const size_t at = what.find(kTried);
+  if (at == std::string::npos) return std::nullopt;
+  const double bytes = std::strtod(what.c_str() + at + kTried.size(), nullptr);
+  return fmt::format("out of memory: a tensor of {} did not fit (this machine has {}); the sizes asked for (flags, "
+                     "config or input) are too large",
+                     format_bytes(bytes), format_bytes(static_cast<double>(physical_memory())));
+}
+
+}  // namespace
+
+std::string read_input_text(const std::string& path, double bytes_per_text_byte) {
+  std::error_code error;
+  const auto size = std::filesystem::file_size(path, error);
+  if (!error) {
+    check_fits_in_memory(static_cast<double>(size) * bytes_per_text_byte,
+                         fmt::format("input '{}' ({}), which this lesson step holds in memory about {:g} times over",
+                                     path, format_bytes(static_cast<double>(size)), bytes_per_text_byte));
+  }
+  return read_text_file(path);  // it names a missing or unreadable file
+}
+
 int run(cxxopts::Options& options, int argc, char** argv,
         const std::function<void(const cxxopts::ParseResult&)>& body) {
   const std::string program = options.program();
@@ -144,7 +178,10 @@ int run(cxxopts::Options& options, int argc, char** argv,
   } catch (const Error& e) {
     spdlog::error("{}", e.what());
   } catch (const c10::Error& e) {
-    spdlog::error("{}", first_line(e.what_without_backtrace()));
+    spdlog::error("{}", out_of_memory_message(e.what_without_backtrace()).value_or(first_line(e.what_without_backtrace())));
+  } catch (const std::bad_alloc&) {
+    spdlog::error("out of memory: the sizes asked for (flags, config or input) need more than this machine's {}",
+                  format_bytes(static_cast<double>(physical_memory())));
   } catch (const std::exception& e) {
     spdlog::error("{}", first_line(e.what()));
   }

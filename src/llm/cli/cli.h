@@ -32,6 +32,11 @@ c10::Device device(const cxxopts::ParseResult& args);
 /// The seed of --seed.
 uint64_t seed(const cxxopts::ParseResult& args);
 
+/// The UTF-8 text file a lesson step reads whole (read_text_file), refused up front
+/// with an llm::Error naming it when the step, which keeps about
+/// `bytes_per_text_byte` bytes per byte of text, would not fit in memory.
+std::string read_input_text(const std::string& path, double bytes_per_text_byte);
+
 /// Parses the flags, sets LibTorch's intra-op threads (--threads) and seeds its global
 /// generator (--seed), runs `body`, and turns what goes wrong into one line on stderr
 /// and an exit code: bad flags or flag values 2, bad input or any other failure 1, an

@@ -31,6 +31,16 @@ void add_model_flags(cxxopts::Options& options, const std::string& default_confi
 
 GPTConfig config_from_flags(const cxxopts::ParseResult& args) { return load_gpt_config(args["config"].as<std::string>()); }
 
+void require_context_length(const cxxopts::ParseResult& args, const GPTConfig& config, int64_t tokens,
+                            std::string_view input) {
+  if (config.context_length >= tokens) return;
+  const auto source = args.count("checkpoint") != 0
+                          ? fmt::format("checkpoint '{}'", args["checkpoint"].as<std::string>())
+                          : fmt::format("config '{}'", args["config"].as<std::string>());
+  throw Error(fmt::format("{}: context_length {} is shorter than {} ({} tokens); expected at least {}", source,
+                          config.context_length, input, tokens, tokens));
+}
+
 GPTModel model_from_flags(const cxxopts::ParseResult& args) {
   GPTModel model(config_from_flags(args));
   if (args.count("load-state-dict") != 0) {

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <string>
+#include <string_view>
 
 #include "llm/model/generate.h"
 #include "llm/model/gpt_model.h"
@@ -17,6 +18,12 @@ void add_config_flag(cxxopts::Options& options, const std::string& default_confi
 void add_model_flags(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");
 
 GPTConfig config_from_flags(const cxxopts::ParseResult& args);
+
+/// Throws llm::Error, naming the config file (or the checkpoint) the model's config
+/// came from, when its context_length is shorter than a lesson's fixed input of
+/// `tokens` tokens, described by `input`.
+void require_context_length(const cxxopts::ParseResult& args, const GPTConfig& config, int64_t tokens,
+                            std::string_view input);
 
 /// The GPT of --config, seeded by --seed, with the weights of --load-state-dict when
 /// given (any file load_gpt_weights takes).

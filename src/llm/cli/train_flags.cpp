@@ -119,7 +119,8 @@ void add_run_flags(cxxopts::Options& options, const std::string& default_train_c
       "resume", "Continue the run saved in this checkpoint (its settings, changed by the flags given)",
       cxxopts::value<std::string>(), "FILE")(
       "load-state-dict", "Start a new run from these weights: a state dict, or lesson 5.4's model_and_optimizer.pth "
-      "(then with its AdamW state too)", cxxopts::value<std::string>(), "FILE");
+      "(then with its AdamW state too)", cxxopts::value<std::string>(), "FILE")(
+      "overwrite", "Replace a checkpoint that out_dir already holds from another run (else the run is refused)");
   add_train_flags(options);
   add_distributed_flags(options);
 }
@@ -135,29 +136,56 @@ torch::Device run_device(const cxxopts::ParseResult& args, const std::optional<D
 
 }  // namespace
 
-TrainingRun training_run_from_flags(const cxxopts::ParseResult& args) {
+namespace {
+
+TrainingRun new_run(const cxxopts::ParseResult& args) {
   TrainingRun run;
-  run.distributed = distributed_config_from_flags(args);
-  if (args.count("resume") == 0) {
-    run.config = load_train_config(args["train-config"].as<std::string>());
-    apply_train_flags(run.config, args);
-    run.model_config = load_gpt_config(model_config_path(run.config));
-    if (args.count("load-state-dict") != 0) {
-      run.initial_weights_path = args["load-state-dict"].as<std::string>();
-      run.initial_weights = load_tensors(run.initial_weights_path);
-    }
-    return run;
+  run.config = load_train_config(args["train-config"].as<std::string>());
+  apply_train_flags(run.config, args);
+  run.model_config = load_gpt_config(model_config_path(run.config));
+  if (args.count("load-state-dict") != 0) {
+    run.initial_weights_path = args["load-state-dict"].as<std::string>();
+    run.initial_weights = load_tensors(run.initial_weights_path);
   }
+  return run;
+}
+
+TrainingRun resumed_run(const cxxopts::ParseResult& args) {
   if (args.count("train-config") != 0 || args.count("config") != 0 || args.count("load-state-dict") != 0) {
     throw cli::BadFlagValue(
         "--resume continues the checkpoint's run with its own settings, model and weights; leave out "
         "--train-config, --config and --load-state-dict (other flags change the settings)");
   }
+  TrainingRun run;
   run.checkpoint_path = args["resume"].as<std::string>();
   run.checkpoint = load_checkpoint(run.checkpoint_path);
   run.config = checkpoint_train_config(run.checkpoint, run.checkpoint_path);
   apply_train_flags(run.config, args);
   run.model_config = checkpoint_model_config(run.checkpoint, run.checkpoint_path);
+  return run;
+}
+
+// A checkpoint already in out_dir is another run's work: it is continued with --resume,
+// and replaced only when --overwrite says so. (Two runs at once into one folder are
+// stopped by the trainer's lock on it.)
+void check_out_dir_is_free(const TrainingRun& run, bool overwrite) {
+  if (overwrite || run.config.out_dir.empty() || (run.distributed && run.distributed->rank != 0)) return;
+  const auto existing = std::filesystem::path(run.config.out_dir) / "checkpoint.pt";
+  std::error_code error;
+  if (!std::filesystem::exists(existing, error)) return;
+  if (!run.checkpoint_path.empty() && std::filesystem::equivalent(existing, run.checkpoint_path, error)) return;
+  throw Error(fmt::format("out_dir '{}' already holds a checkpoint from another run ('{}'); continue it with "
+                          "--resume {}, replace it with --overwrite, or choose another --out-dir",
+                          run.config.out_dir, existing.string(), existing.string()));
+}
+
+}  // namespace
+
+TrainingRun training_run_from_flags(const cxxopts::ParseResult& args) {
+  auto distributed = distributed_config_from_flags(args);  // its flags first: they need no file
+  TrainingRun run = args.count("resume") != 0 ? resumed_run(args) : new_run(args);
+  run.distributed = std::move(distributed);
+  check_out_dir_is_free(run, args["overwrite"].as<bool>());
   return run;
 }
 

@@ -269,12 +269,21 @@ class Unpickler {
     const std::string key = arg(pid, 2, Value::Kind::Str)->s;
     const int64_t numel = arg(pid, 4, Value::Kind::Int)->i;
     const std::string record = "data/" + key;
-    if (!zip_.hasRecord(record)) fail(fmt::format("storage '{}' is missing", record));
-    auto [data, size] = zip_.getRecord(record);
-    const auto element = static_cast<int64_t>(c10::elementSize(it->second));
-    if (numel < 0 || numel > static_cast<int64_t>(size) / element) fail(fmt::format("storage '{}' is short", record));
+    // Every tensor on one storage shares it, as in PyTorch: the record is read once,
+    // however many views name it.
+    auto& storage = storages_[key];
+    if (!storage.defined()) {
+      if (!zip_.hasRecord(record)) fail(fmt::format("storage '{}' is missing", record));
+      auto [data, size] = zip_.getRecord(record);
+      const auto element = static_cast<int64_t>(c10::elementSize(it->second));
+      if (numel < 0 || numel > static_cast<int64_t>(size) / element) fail(fmt::format("storage '{}' is short", record));
+      auto owner = std::make_shared<at::DataPtr>(std::move(data));  // the tensor keeps the record's bytes alive
+      storage = torch::from_blob(owner->get(), {numel}, [owner](void*) {}, torch::TensorOptions(it->second));
+    } else if (storage.scalar_type() != it->second || storage.numel() != numel) {
+      fail(fmt::format("storage '{}' is named with two types or sizes", record));
+    }
     auto v = make(Value::Kind::Tensor);
-    v->tensor = torch::from_blob(data.get(), {numel}, torch::TensorOptions(it->second)).clone();
+    v->tensor = storage;
     return v;
   }
 
@@ -317,6 +326,7 @@ class Unpickler {
   const char* data_ = nullptr;
   size_t size_ = 0, pos_ = 0;
   std::vector<Ref> stack_;
+  std::map<std::string, torch::Tensor> storages_;  // by key: each record read once
   Ref root_;  // what STOP returned
   std::map<uint32_t, Ref> memo_;
 };

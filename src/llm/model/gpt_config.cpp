@@ -7,8 +7,22 @@
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/json.h"
+#include "llm/util/memory.h"
 
 namespace llm {
+
+double GPTConfig::approximate_parameters() const {
+  const double v = static_cast<double>(vocab_size), c = static_cast<double>(context_length);
+  const double e = static_cast<double>(emb_dim);
+  // Per block: the four attention projections (4e^2) and the feed-forward's two
+  // (8e^2), with their biases and the two norms (about 13e).
+  return 2 * v * e + c * e + static_cast<double>(n_layers) * (12 * e * e + 13 * e) + 2 * e;
+}
+
+double GPTConfig::approximate_bytes() const {
+  const double c = static_cast<double>(context_length);
+  return 4 * approximate_parameters() + 4 * c * c * static_cast<double>(n_layers);  // + each block's mask
+}
 
 void GPTConfig::validate(std::string_view source) const {
   const auto positive = [&](const char* key, int64_t value) {
@@ -40,6 +54,10 @@ void GPTConfig::validate(std::string_view source) const {
   if (n_kv_groups > 0 && n_heads % n_kv_groups != 0) {
     throw Error(fmt::format("config '{}': n_kv_groups ({}) must divide n_heads ({})", source, n_kv_groups, n_heads));
   }
+  check_fits_in_memory(approximate_bytes(),
+                       fmt::format("config '{}': a GPT of vocab_size {}, context_length {}, emb_dim {} and n_layers {} "
+                                   "({:.3g} parameters)",
+                                   source, vocab_size, context_length, emb_dim, n_layers, approximate_parameters()));
 }
 
 GPTConfig parse_gpt_config(std::string_view text, std::string_view source) {

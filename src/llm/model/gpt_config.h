@@ -34,7 +34,13 @@ struct GPTConfig {
   double attn_drop_rate() const { return drop_rate_attn.value_or(drop_rate); }
   double shortcut_drop_rate() const { return drop_rate_shortcut.value_or(drop_rate); }
 
-  /// Throws llm::Error naming `source` and the first impossible value.
+  /// The model's parameters, about (as a double: a hostile config's count overflows
+  /// int64), and the bytes it takes in float32 with its causal-mask buffers.
+  double approximate_parameters() const;
+  double approximate_bytes() const;
+
+  /// Throws llm::Error naming `source` and the first impossible value, or the sizes
+  /// when the model would not fit in the machine's memory.
   void validate(std::string_view source = "config") const;
 };
 

@@ -171,6 +171,12 @@ TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::s
                                     {"tokens_seen", progress.tokens_seen}}) {
     if (value < 0) throw Error(fmt::format("checkpoint '{}': progress/{} is {}; expected 0 or more", source, name, value));
   }
+  // Every finished epoch took at least one optimizer step.
+  if (progress.epoch > progress.step) {
+    throw Error(fmt::format("checkpoint '{}': progress/epoch is {} after only {} steps; expected at most one epoch "
+                            "per step",
+                            source, progress.epoch, progress.step));
+  }
   const auto& order = find_tensor(checkpoint, "progress/order", fmt::format("checkpoint '{}'", source));
   if (order.numel() > 0) progress.order = order.clone();
   progress.history = read_history(checkpoint, source);

@@ -94,6 +94,7 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
       throw Error(fmt::format("out_dir '{}': cannot be made a folder ({}); expected a folder for the checkpoint",
                               config_.out_dir, error.message()));
     }
+    if (!out_dir_lock_) out_dir_lock_.emplace(config_.out_dir);
     remove_partial_writes(checkpoint_path());  // what a run killed mid-write left behind
     remove_partial_writes(metrics_path());
     metrics.emplace(metrics_path(), progress_.history);

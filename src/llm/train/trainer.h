@@ -19,6 +19,7 @@
 #include "llm/train/metrics.h"
 #include "llm/train/train_config.h"
 #include "llm/train/train_data.h"
+#include "llm/util/files.h"
 
 namespace llm {
 
@@ -87,7 +88,8 @@ class Trainer {
   bool start_from(const NamedTensors& file, const std::string& source);
 
   /// Trains until the last epoch ends, max_steps is reached or hooks.should_stop says
-  /// so; then writes the checkpoint (when out_dir is set). A non-finite loss throws an
+  /// so; then writes the checkpoint (when out_dir is set). From its first call, the
+  /// trainer holds a lock on out_dir: a second run into the same folder is refused. A non-finite loss throws an
   /// llm::Error naming the step, leaving the last checkpoint as it was.
   TrainEnd train(const TrainHooks& hooks = {});
 
@@ -141,6 +143,7 @@ class Trainer {
   std::unique_ptr<GradientSync> gradient_sync_;
   TrainingProgress progress_;  // all of it goes into a checkpoint
   StepTimes times_;
+  std::optional<FolderLock> out_dir_lock_;
 };
 
 }  // namespace llm

@@ -8,8 +8,10 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <utility>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,6 +113,31 @@ int remove_partial_writes(const fs::path& path) {
     }
   }
   return removed;
+}
+
+FolderLock::FolderLock(const fs::path& folder) {
+  const fs::path lock = folder / ".lock";
+  fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd_ < 0) {
+    throw Error(fmt::format("folder '{}': cannot open its lock file '{}' ({})", folder.string(), lock.string(),
+                            std::strerror(errno)));
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd_);
+    throw Error(err == EWOULDBLOCK
+                    ? fmt::format("folder '{}': another run is writing there (it holds '{}'); wait for it to end, "
+                                  "or choose another folder",
+                                  folder.string(), lock.string())
+                    : fmt::format("folder '{}': cannot lock '{}' ({})", folder.string(), lock.string(),
+                                  std::strerror(err)));
+  }
+}
+
+FolderLock::FolderLock(FolderLock&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) ::close(fd_);  // closing drops the lock
 }
 
 void write_file_atomic(const fs::path& path, std::string_view bytes) {

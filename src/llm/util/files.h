@@ -32,6 +32,22 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view bytes
 /// `path` itself is not touched.
 int remove_partial_writes(const std::filesystem::path& path);
 
+/// An exclusive lock on a folder that a run writes into: flock(2) on its file ".lock",
+/// held while the object lives and dropped by the kernel when the process ends, however
+/// it ends. A second run that asks for the same folder gets an llm::Error naming it.
+class FolderLock {
+ public:
+  explicit FolderLock(const std::filesystem::path& folder);
+  ~FolderLock();
+  FolderLock(FolderLock&& other) noexcept;
+  FolderLock& operator=(FolderLock&&) = delete;
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
 /// The folder that holds the project's configs/, data/ and scripts/: $LLM_HOME when
 /// set, else share/libtorch-llm beside the executable's bin/ folder. An install puts
 /// them there, and the build tree has the same layout (links into the source tree),

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,7 +36,13 @@ void read_fields(const nlohmann::json& json, const std::vector<ConfigField<Confi
     std::visit(
         [&](auto member) {
           using Value = std::remove_reference_t<decltype(config.*member)>;
-          if constexpr (std::is_same_v<Value, int64_t>) expect(value.is_number_integer(), "an integer");
+          if constexpr (std::is_same_v<Value, int64_t>) {
+            // An integer above int64's range arrives unsigned and would wrap to negative.
+            expect(value.is_number_integer(), "an integer");
+            expect(!value.is_number_unsigned() ||
+                       value.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
+                   "at most 9223372036854775807");
+          }
           if constexpr (std::is_same_v<Value, bool>) expect(value.is_boolean(), "true or false");
           if constexpr (std::is_same_v<Value, double> || std::is_same_v<Value, std::optional<double>>) {
             expect(value.is_number(), "a number");

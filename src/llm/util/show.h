@@ -31,6 +31,11 @@ std::string show(const torch::Tensor& tensor, const PrintOptions& options = {});
 /// escapes for control characters.
 std::string python_repr(std::string_view text);
 
+/// `text` itself when it has at most `max_bytes` bytes, else its first whole UTF-8
+/// characters within them and "...(+N bytes)": what a demo prints of its input stays
+/// bounded, whatever the input.
+std::string shortened(std::string_view text, size_t max_bytes = 80);
+
 /// A list of strings as Python prints one: ['Hello', ',', 'world'].
 std::string python_list(const std::vector<std::string>& items);
 

@@ -1,0 +1,34 @@
+#include "llm/util/memory.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <array>
+
+#include "llm/util/error.h"
+
+namespace llm {
+
+uint64_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+}
+
+std::string format_bytes(double bytes) {
+  constexpr std::array<const char*, 5> kUnits = {"B", "KB", "MB", "GB", "TB"};
+  size_t unit = 0;
+  while (bytes >= 1000.0 && unit + 1 < kUnits.size()) bytes /= 1000.0, ++unit;
+  if (unit == 0) return fmt::format("{:.0f} B", bytes);
+  return bytes < 1000.0 ? fmt::format("{:.1f} {}", bytes, kUnits[unit]) : fmt::format("{:.2g} {}", bytes, kUnits[unit]);
+}
+
+void check_fits_in_memory(double bytes, std::string_view what) {
+  const uint64_t memory = physical_memory();
+  if (memory == 0 || bytes <= static_cast<double>(memory)) return;
+  throw Error(fmt::format("{}: about {} of memory needed; this machine has {}", what, format_bytes(bytes),
+                          format_bytes(static_cast<double>(memory))));
+}
+
+}  // namespace llm

@@ -9,3 +9,9 @@ require_data() {
     [ -f "$dir/$f" ] || { echo "skipped: $dir/$f is missing; run scripts/fetch-data.sh"; exit 77; }
   done
 }
+
+# fail MESSAGE...: says which check failed and exits 1.
+fail() { echo "FAILED: $*"; exit 1; }
+
+# fresh_dir DIR: DIR, made empty for the test's files.
+fresh_dir() { rm -rf "$1" && mkdir -p "$1" || fail "cannot make $1"; }

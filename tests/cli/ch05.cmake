@@ -106,6 +106,12 @@ add_test(NAME cli:ch05-02:out-dir-holds-one-run
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch05-02:out-dir-holds-one-run PROPERTIES LABELS "cli;robustness" SKIP_RETURN_CODE 77
                      TIMEOUT 120)
+# Ranks that do not fit together (another WORLD_SIZE, a rank missing) are named.
+add_test(NAME cli:ch05-02:rendezvous-names-the-rank
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/rendezvous.sh ${BIN} ${RUNS}/rendezvous
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch05-02:rendezvous-names-the-rank PROPERTIES LABELS "cli;distributed;robustness"
+                     SKIP_RETURN_CODE 77 TIMEOUT 120)
 # The launcher stops the other ranks when one fails, and the ranks stop when the
 # launcher is killed.
 add_test(NAME cli:launch:stops-the-run-as-a-whole

@@ -9,6 +9,8 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <exception>
@@ -51,6 +53,35 @@ void stop_when_launcher_dies() {
   if (!launcher) return;
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != *launcher) std::raise(SIGTERM);  // it died before the line above
+}
+
+// Every rank says its world size through the store before Gloo connects, and waits
+// to hear every other rank's: a rank started with another WORLD_SIZE is named, instead
+// of Gloo failing an assertion on the size of an address, and so is a rank that never
+// joins, once the timeout is over.
+void agree_on_world_size(c10d::Store& store, const DistributedConfig& config) {
+  const auto key = [](int64_t rank) { return fmt::format("llm/world_size/{}", rank); };
+  const std::string mine = std::to_string(config.world_size);
+  store.set(key(config.rank), std::vector<uint8_t>(mine.begin(), mine.end()));
+  const auto deadline = std::chrono::steady_clock::now() + config.timeout;
+  for (int64_t rank = 0; rank < config.world_size; ++rank) {
+    if (rank == config.rank) continue;
+    try {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      store.wait({key(rank)}, std::max(left, std::chrono::milliseconds(1)));
+    } catch (const std::exception&) {
+      throw Error(fmt::format("rank {}: rank {} did not join within {} s; is it running, with the same MASTER_ADDR and "
+                              "MASTER_PORT?",
+                              config.rank, rank, config.timeout.count()));
+    }
+    const auto value = store.get(key(rank));
+    const std::string theirs(value.begin(), value.end());
+    if (theirs != mine) {
+      throw Error(fmt::format("rank {}: started with a world size of {}, but rank {} with {}; every rank needs the "
+                              "same WORLD_SIZE",
+                              config.rank, mine, rank, theirs));
+    }
+  }
 }
 
 }  // namespace
@@ -97,13 +128,20 @@ ProcessGroup::ProcessGroup(const DistributedConfig& config) : config_(config), i
     store.port = static_cast<uint16_t>(config.master_port);
     store.isServer = config.rank == 0;
     store.numWorkers = static_cast<size_t>(config.world_size);
-    store.waitWorkers = true;
+    store.waitWorkers = false;  // agree_on_world_size waits for every rank, and names one that is missing
     store.timeout = config.timeout;
     impl_->store = c10::make_intrusive<c10d::TCPStore>(config.master_addr, store);
   } catch (const std::exception& e) {
     throw Error(fmt::format("rank {}: the rendezvous at {} failed within {} s ({}); is rank 0 running, and are "
                             "MASTER_ADDR and MASTER_PORT the same for every rank?",
                             config.rank, where, config.timeout.count(), first_line(e.what())));
+  }
+  try {
+    agree_on_world_size(*impl_->store, config);
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("rank {}: the rendezvous at {} broke off ({})", config.rank, where, first_line(e.what())));
   }
   try {
     auto options = c10d::ProcessGroupGloo::Options::create(config.timeout);

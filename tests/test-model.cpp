@@ -250,7 +250,18 @@ TEST_CASE("state dicts move both ways by the PyTorch names") {
   gqa_config.n_kv_groups = 2;
   llm::GPTModel gqa(gqa_config);
   CHECK_THROWS_WITH(llm::load_state_dict(*gqa, llm::load_tensors(dir / "model.pt"), "model.pt"),
-                    Catch::Contains("'trf_blocks.0.att.W_key.weight' has shape [64, 64], expected [32, 64]"));
+                    Catch::Contains("unexpected key 'trf_blocks.0.att.mask'"));
+  // Grouped-query attention in the course's layout: no mask and no out_proj bias.
+  const auto gqa_keys = llm::state_dict(*gqa);
+  CHECK_THROWS(llm::find_tensor(gqa_keys, "trf_blocks.0.att.mask", "gqa"));
+  CHECK_THROWS(llm::find_tensor(gqa_keys, "trf_blocks.0.att.out_proj.bias", "gqa"));
+  CHECK(llm::find_tensor(gqa_keys, "trf_blocks.0.att.W_key.weight", "gqa").sizes() == torch::IntArrayRef{32, 64});
+  llm::save_tensors(dir / "gqa.pt", gqa_keys);
+  llm::GPTModel gqa_again(gqa_config);
+  llm::load_state_dict(*gqa_again, llm::load_tensors(dir / "gqa.pt"), "gqa.pt");
+  gqa->eval();
+  gqa_again->eval();
+  CHECK(torch::equal(gqa->forward(ids), gqa_again->forward(ids)));
 }
 
 TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA and GQA, greedy and sampled, past the context") {

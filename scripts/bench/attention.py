@@ -32,7 +32,7 @@ def main():
     variants = {
         "stacking": MultiAttentionStacking(a.width, a.width // a.heads, a.tokens, 0.0, a.heads),
         "splitting": MultiHeadAttention(a.width, a.width, a.tokens, 0.0, a.heads),
-        "gqa": GroupedQueryAttention(a.width, a.width, a.tokens, 0.0, a.heads, a.groups),
+        "gqa": GroupedQueryAttention(a.width, a.width, 0.0, a.heads, a.groups),
     }
     for name, module in variants.items():
         print(json.dumps({"variant": name, "seconds": round(seconds_per_step(module, x, a.iters), 5),

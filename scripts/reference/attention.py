@@ -1,7 +1,8 @@
 """The chapter-3 attention modules in plain PyTorch, as the lessons write them.
 
-GroupedQueryAttention is ours, built like MultiHeadAttention (same construction order,
-out_proj with bias, dropout) so that num_kv_groups == num_heads is exactly it.
+GroupedQueryAttention is the course's (ch04/04_gqa/gpt_with_kv_gqa.py) without its KV
+cache: W_key, W_value, W_query made in that order, out_proj without a bias, and the
+causal mask made from positions in forward, not kept as a buffer.
 """
 import torch
 import torch.nn as nn
@@ -114,33 +115,48 @@ class MultiHeadAttention(nn.Module):
 
 
 class GroupedQueryAttention(nn.Module):
-    def __init__(self, d_in, d_out, context_length, dropout, num_heads, num_kv_groups, qkv_bias=False):
+    def __init__(self, d_in, d_out, dropout, num_heads, num_kv_groups, dtype=None, qkv_bias=False):
         super().__init__()
         assert d_out % num_heads == 0, "d_out must be divisible by num_heads"
         assert num_heads % num_kv_groups == 0, "num_heads must be divisible by num_kv_groups"
+
         self.d_out = d_out
         self.num_heads = num_heads
-        self.num_kv_groups = num_kv_groups
         self.head_dim = d_out // num_heads
+
+        self.W_key = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias, dtype=dtype)
+        self.W_value = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias, dtype=dtype)
+        self.num_kv_groups = num_kv_groups
         self.group_size = num_heads // num_kv_groups
-        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias)
-        self.W_key = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)
-        self.W_value = nn.Linear(d_in, num_kv_groups * self.head_dim, bias=qkv_bias)
-        self.out_proj = nn.Linear(d_out, d_out)
+
+        self.W_query = nn.Linear(d_in, d_out, bias=qkv_bias, dtype=dtype)
+        self.out_proj = nn.Linear(d_out, d_out, bias=False, dtype=dtype)
         self.dropout = nn.Dropout(dropout)
-        self.register_buffer("mask", torch.triu(torch.ones(context_length, context_length), diagonal=1))
 
     def forward(self, x):
-        b, num_tokens, d_in = x.shape
-        keys = self.W_key(x).view(b, num_tokens, self.num_kv_groups, self.head_dim).transpose(1, 2)
-        queries = self.W_query(x).view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
-        values = self.W_value(x).view(b, num_tokens, self.num_kv_groups, self.head_dim).transpose(1, 2)
+        b, num_tokens, _ = x.shape
+
+        queries = self.W_query(x)
+        keys = self.W_key(x)
+        values = self.W_value(x)
+
+        queries = queries.view(b, num_tokens, self.num_heads, self.head_dim).transpose(1, 2)
+        keys = keys.view(b, num_tokens, self.num_kv_groups, self.head_dim).transpose(1, 2)
+        values = values.view(b, num_tokens, self.num_kv_groups, self.head_dim).transpose(1, 2)
+
         keys = keys.repeat_interleave(self.group_size, dim=1)
         values = values.repeat_interleave(self.group_size, dim=1)
+
         attn_scores = queries @ keys.transpose(2, 3)
-        attn_scores.masked_fill_(self.mask.bool()[:num_tokens, :num_tokens], -torch.inf)
-        attn_weights = torch.softmax(attn_scores / keys.shape[-1] ** 0.5, dim=-1)
+
+        q_positions = torch.arange(queries.shape[-2], device=x.device, dtype=torch.long)
+        k_positions = torch.arange(keys.shape[-2], device=x.device, dtype=torch.long)
+        mask = q_positions.unsqueeze(-1) < k_positions.unsqueeze(0)
+        attn_scores = attn_scores.masked_fill(mask, -torch.inf)
+
+        attn_weights = torch.softmax(attn_scores / keys.shape[-1]**0.5, dim=-1)
         attn_weights = self.dropout(attn_weights)
+
         context_vec = (attn_weights @ values).transpose(1, 2)
         context_vec = context_vec.contiguous().view(b, num_tokens, self.d_out)
         return self.out_proj(context_vec)
@@ -161,8 +177,8 @@ def build(kind, c):
         return MultiHeadAttention(c["d_in"], c["d_out"], c["context_length"], c["dropout"], c["num_heads"],
                                   c["qkv_bias"])
     if kind == "grouped_query_attention":
-        return GroupedQueryAttention(c["d_in"], c["d_out"], c["context_length"], c["dropout"], c["num_heads"],
-                                     c["num_kv_groups"], c["qkv_bias"])
+        return GroupedQueryAttention(c["d_in"], c["d_out"], c["dropout"], c["num_heads"], c["num_kv_groups"],
+                                     qkv_bias=c["qkv_bias"])
     raise ValueError(f"unknown attention kind {kind}")
 
 

@@ -43,8 +43,8 @@ class TransformerBlock(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         if cfg.get("attention", "mha") == "gqa":
-            self.att = GroupedQueryAttention(cfg["emb_dim"], cfg["emb_dim"], cfg["context_length"], drop_rate(cfg, "attn"),
-                                             cfg["n_heads"], cfg.get("n_kv_groups") or cfg["n_heads"], cfg["qkv_bias"])
+            self.att = GroupedQueryAttention(cfg["emb_dim"], cfg["emb_dim"], drop_rate(cfg, "attn"), cfg["n_heads"],
+                                             cfg.get("n_kv_groups") or cfg["n_heads"], qkv_bias=cfg["qkv_bias"])
         else:
             self.att = MultiHeadAttention(cfg["emb_dim"], cfg["emb_dim"], cfg["context_length"], drop_rate(cfg, "attn"),
                                           cfg["n_heads"], cfg["qkv_bias"])

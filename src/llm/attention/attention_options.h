@@ -23,8 +23,8 @@ struct AttentionOptions {
   /// Query heads.
   TORCH_ARG(int64_t, num_heads) = 1;
   /// Key/value heads of MultiHeadAttention; each serves num_heads / num_kv_groups
-  /// query heads (grouped-query attention). 0 means one per query head: plain
-  /// multi-head attention.
+  /// query heads (grouped-query attention, in the course's layout). 0 means plain
+  /// multi-head attention, in lesson 3.6's layout.
   TORCH_ARG(int64_t, num_kv_groups) = 0;
   /// Probability of zeroing an attention weight while training.
   TORCH_ARG(double, dropout) = 0.0;

@@ -18,12 +18,32 @@ torch::Tensor for_query_heads(const torch::Tensor& kv, int64_t h) {
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(const AttentionOptions& o) : options(o) {
   check_attention_options(o, "MultiHeadAttention", /*heads=*/true, /*groups=*/true);
   const int64_t kv_width = o.kv_heads() * (o.d_out() / o.num_heads());
-  W_query = register_module("W_query", torch::nn::Linear(torch::nn::LinearOptions(o.d_in(), o.d_out()).bias(o.qkv_bias())));
-  W_key = register_module("W_key", torch::nn::Linear(torch::nn::LinearOptions(o.d_in(), kv_width).bias(o.qkv_bias())));
-  W_value = register_module("W_value", torch::nn::Linear(torch::nn::LinearOptions(o.d_in(), kv_width).bias(o.qkv_bias())));
-  out_proj = register_module("out_proj", torch::nn::Linear(o.d_out(), o.d_out()));
+  const auto projection = [&](const char* name, int64_t in, int64_t out, bool bias) {
+    return register_module(name, torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias)));
+  };
+  // Each layout is its lesson's, down to the order in which the projections draw their
+  // initial weights, so that the same seed gives the lesson's weights.
+  if (o.num_kv_groups() == 0) {
+    // Lesson 3.6.2: W_query, W_key, W_value, out_proj with a bias, the mask a buffer.
+    W_query = projection("W_query", o.d_in(), o.d_out(), o.qkv_bias());
+    W_key = projection("W_key", o.d_in(), kv_width, o.qkv_bias());
+    W_value = projection("W_value", o.d_in(), kv_width, o.qkv_bias());
+    out_proj = projection("out_proj", o.d_out(), o.d_out(), /*bias=*/true);
+    mask = register_buffer("mask", causal_mask(o.context_length()));
+  } else {
+    // The course's GroupedQueryAttention (ch04/04_gqa): W_key, W_value, W_query,
+    // out_proj without a bias, and no mask in the state dict (masked_for makes it).
+    W_key = projection("W_key", o.d_in(), kv_width, o.qkv_bias());
+    W_value = projection("W_value", o.d_in(), kv_width, o.qkv_bias());
+    W_query = projection("W_query", o.d_in(), o.d_out(), o.qkv_bias());
+    out_proj = projection("out_proj", o.d_out(), o.d_out(), /*bias=*/false);
+  }
   dropout = register_module("dropout", torch::nn::Dropout(o.dropout()));
-  mask = register_buffer("mask", causal_mask(o.context_length()));
+}
+
+const torch::Tensor& MultiHeadAttentionImpl::mask_for(const torch::Tensor& x) {
+  if (!mask.defined() || mask.device() != x.device()) mask = causal_mask(options.context_length()).to(x.device());
+  return mask;
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
@@ -32,7 +52,7 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
   const auto keys = for_query_heads(split_heads(linear(W_key, x), g), h);      // [b, h, t, hd]
   const auto queries = split_heads(linear(W_query, x), h);                     // [b, h, t, hd]
   const auto values = for_query_heads(split_heads(linear(W_value, x), g), h);  // [b, h, t, hd]
-  return linear(out_proj, merge_heads(causal_attention(queries, keys, values, mask, dropout)));  // [b, t, d_out]
+  return linear(out_proj, merge_heads(causal_attention(queries, keys, values, mask_for(x), dropout)));  // [b, t, d_out]
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
@@ -42,7 +62,8 @@ torch::Tensor MultiHeadAttentionImpl::forward_cached(const torch::Tensor& x, Lay
   const auto queries = split_heads(linear_or_matvec(W_query, x), h);  // [b, h, t, hd]
   const auto [keys, values] = cache.append(split_heads(linear_or_matvec(W_key, x), g),
                                            split_heads(linear_or_matvec(W_value, x), g));  // [b, g, past + t, hd]
-  const auto context = causal_attention(queries, for_query_heads(keys, h), for_query_heads(values, h), mask, dropout);
+  const auto context =
+      causal_attention(queries, for_query_heads(keys, h), for_query_heads(values, h), mask_for(x), dropout);
   return linear_or_matvec(out_proj, merge_heads(context));  // [b, t, d_out]
 }
 

@@ -11,10 +11,12 @@ namespace llm {
 /// into num_heads heads of width head_dim = d_out / num_heads, then out_proj.
 /// [b, t, d_in] -> [b, t, d_out].
 ///
-/// With num_kv_groups below num_heads it is grouped-query attention: the query heads
-/// share num_kv_groups key/value heads, so W_key and W_value project to
-/// num_kv_groups * head_dim only, and the KV cache holds that many heads; one group
-/// is multi-query attention.
+/// With num_kv_groups set it is grouped-query attention, as the course builds it
+/// (ch04/04_gqa): the query heads share num_kv_groups key/value heads, so W_key and
+/// W_value project to num_kv_groups * head_dim only, and the KV cache holds that many
+/// heads; one group is multi-query attention. Its layout is the course's too: the
+/// projections made in the order W_key, W_value, W_query, out_proj without a bias, and
+/// no mask in the state dict.
 struct MultiHeadAttentionImpl : torch::nn::Module {
   explicit MultiHeadAttentionImpl(const AttentionOptions& options);
   torch::Tensor forward(const torch::Tensor& x);
@@ -25,7 +27,11 @@ struct MultiHeadAttentionImpl : torch::nn::Module {
   AttentionOptions options;
   torch::nn::Linear W_query{nullptr}, W_key{nullptr}, W_value{nullptr}, out_proj{nullptr};
   torch::nn::Dropout dropout{nullptr};
-  torch::Tensor mask;  // [context_length, context_length]
+  torch::Tensor mask;  // [context_length, context_length]; a buffer of multi-head attention only
+
+ private:
+  /// The mask, on x's device: grouped-query attention makes it on first use.
+  const torch::Tensor& mask_for(const torch::Tensor& x);
 };
 TORCH_MODULE(MultiHeadAttention);
 

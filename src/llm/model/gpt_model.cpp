@@ -28,7 +28,7 @@ TransformerBlockImpl::TransformerBlockImpl(const GPTConfig& c) {
   const auto options = AttentionOptions(c.emb_dim, c.emb_dim)
                            .context_length(c.context_length)
                            .num_heads(c.n_heads)
-                           .num_kv_groups(c.attention == "gqa" ? c.n_kv_groups : 0)
+                           .num_kv_groups(c.attention != "gqa" ? 0 : c.n_kv_groups > 0 ? c.n_kv_groups : c.n_heads)
                            .dropout(c.attn_drop_rate())
                            .qkv_bias(c.qkv_bias);
   att = register_module("att", MultiHeadAttention(options));

@@ -5,9 +5,13 @@ llm_cli_test(ch03-01:bad-query 2 "--query must be in 1..6, got 7" COMMAND ch03-0
 llm_cli_test(ch03-02:v2 0 "^ +\\[-0.0754,  0.0693\\]\\], grad_fn=<MmBackward0>\\)$" COMMAND ch03-02-self-attention --version 2)
 llm_cli_test(ch03-02:bad-version 2 "--version must be 1 or 2, got 3" COMMAND ch03-02-self-attention --version 3)
 llm_cli_test(ch03-03:shape 0 "context_vecs.shape: torch.Size\\(\\[2, 6, 2\\]\\)" COMMAND ch03-03-causal-attention)
+# The lesson's printed context vectors (3.5.3, seed 123): the last row.
+llm_cli_test(ch03-03:lesson-output 0 "^ +\\[-0.5299, -0.1081\\]\\]\\], grad_fn=<UnsafeViewBackward0>\\)$" COMMAND ch03-03-causal-attention)
 llm_cli_test(ch03-03:bad-dropout 2 "--dropout must be in \\[0, 1\\), got 1.5" COMMAND ch03-03-causal-attention --dropout 1.5)
 llm_cli_test(ch03-03:zero-batch 2 "--batch must be positive, got 0" COMMAND ch03-03-causal-attention --batch 0)
 llm_cli_test(ch03-04:shape 0 "^context_vecs.shape: torch.Size\\(\\[2, 6, 4\\]\\)$" COMMAND ch03-04-multi-head-stacking)
+llm_cli_test(ch03-04:lesson-output 0 "^ +\\[-0.5299, -0.1081,  0.5077,  0.3493\\]\\]\\], grad_fn=<CatBackward0>\\)$"
+             COMMAND ch03-04-multi-head-stacking)
 llm_cli_test(ch03-04:zero-heads 2 "--num-heads must be positive, got 0" COMMAND ch03-04-multi-head-stacking --num-heads 0)
 llm_cli_test(ch03-05:lesson-output 0 "\\[\\[\\[0.3190, 0.4858\\]," COMMAND ch03-05-multi-head-attention)
 llm_cli_test(ch03-05:heads-not-dividing 2 "--num-heads \\(2\\) must divide --d-out \\(3\\)"

@@ -2,6 +2,8 @@
 llm_cli_test(ch04-01:logits-shape 0 "^Output shape: torch.Size\\(\\[2, 4, 50257\\]\\)$" NEEDS ${GPT2} COMMAND ch04-01-dummy-gpt)
 llm_cli_test(ch04-02:layer-norm 0 "^ +\\[0.9997\\]\\], grad_fn=<VarBackward0>\\)$" COMMAND ch04-02-layer-norm)
 llm_cli_test(ch04-03:feed-forward 0 "^torch.Size\\(\\[2, 3, 768\\]\\)$" COMMAND ch04-03-feed-forward)
+# GELU(3) = 2.9964 beside ReLU(3) = 3: the tanh approximation, not ReLU.
+llm_cli_test(ch04-03:gelu-values 0 "^ +3.00 +2.9964 +3.0000$" COMMAND ch04-03-feed-forward)
 llm_cli_test(ch04-04:shortcuts 0 "layers.0.0.weight has gradient mean of 0.0002017" COMMAND ch04-04-shortcuts)
 llm_cli_test(ch04-05:block-shape 0 "^Output shape: torch.Size\\(\\[2, 4, 768\\]\\)$" COMMAND ch04-05-transformer-block)
 llm_cli_test(ch04-06:parameters 0 "^Total number of parameters: 163,009,536$" NEEDS ${GPT2} COMMAND ch04-06-gpt-model)

@@ -9,6 +9,7 @@ packages=(
   libgloo-dev  # c10d's Gloo headers, for distributed training
   libopenblas0-pthread  # without it LibTorch's matrix products use the reference BLAS, ~40x slower
   python3-torch python3-matplotlib
+  python3-pandas  # the references of lesson 6's data preparation (DataFrame.sample)
   "$@"
 )
 missing=()

@@ -1,9 +1,13 @@
+#include <nlohmann/json.hpp>
+
 #include "helpers.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
 #include "llm/text/distributed_sampler.h"
 #include "llm/util/error.h"
+#include "llm/util/files.h"
+#include "llm/util/numpy_random.h"
 
 namespace {
 std::shared_ptr<llm::SlidingWindowDataset> dataset(int64_t n, int64_t max_length, int64_t stride) {
@@ -113,4 +117,30 @@ TEST_CASE("a data loader with a distributed sampler reads this rank's share, epo
     CHECK(torch::equal(it.order(), sampler->indices(epoch)));
     CHECK(torch::equal(it->inputs.select(1, 0), sampler->indices(epoch).slice(0, 0, 2) * 4));
   }
+}
+
+// NumPy's legacy RandomState, which pandas' DataFrame.sample draws from (lesson 6.2
+// balances and splits the spam data with it): the golden holds NumPy's own draws and
+// pandas' samples (scripts/reference/numpy_sample.py).
+TEST_CASE("NumpyRandomState draws what NumPy's RandomState and pandas' sample draw") {
+  const auto golden = nlohmann::json::parse(llm::read_file(llm::test::golden("numpy-sample.json")));
+  const auto seed = golden["seed"].get<uint32_t>();
+  llm::NumpyRandomState raw(seed);
+  for (const auto expected : golden["first_uint32"].get<std::vector<uint32_t>>()) CHECK(raw.next_uint32() == expected);
+  const auto cases = golden["cases"];
+  REQUIRE(cases.size() == 6);
+  for (const auto& c : cases) {
+    const auto n = c["n"].get<int64_t>();
+    INFO(c["call"].get<std::string>() << " of " << n);
+    llm::NumpyRandomState state(seed);
+    const auto values = c["call"] == "permutation" ? state.permutation(n)
+                                                   : state.choice_without_replacement(n, c["size"].get<int64_t>());
+    CHECK(values == c["values"].get<std::vector<int64_t>>());
+  }
+  // Above 2^32, each draw takes two 32-bit outputs, high then low.
+  llm::NumpyRandomState wide(seed), narrow(seed);
+  const uint64_t high = narrow.next_uint32(), low = narrow.next_uint32();
+  const uint64_t max = (uint64_t{1} << 40) - 1;  // mask = max: the first draw is kept
+  CHECK(wide.interval(max) == (((high << 32) | low) & max));
+  CHECK_THROWS_AS(wide.choice_without_replacement(5, 6), llm::Error);
 }

@@ -8,6 +8,7 @@
 #include "helpers.h"
 #include "llm/io/safetensors.h"
 #include "llm/io/tensor_archive.h"
+#include "llm/io/zip.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/interrupt.h"
@@ -293,4 +294,84 @@ TEST_CASE("damaged safetensors files give an llm::Error naming the file and the 
              Catch::Contains("tensor 'a': expected an object"));
   CHECK_THAT(error_of(safetensors_file(R"({"__metadata__":{"n":1},)" + entry("a", "F32", "[4]", 0, 16) + "}", four_floats)),
              Catch::Contains("__metadata__ must map names to strings"));
+}
+
+namespace {
+
+// tests/golden/zip-sample.zip, written by Python's zipfile (scripts/reference/zip_sample.py).
+std::string zip_sample() { return llm::read_file(llm::test::golden("zip-sample.zip")); }
+
+std::string repeated(const std::string& text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += text;
+  return out;
+}
+
+// Where the central directory's entry for `name` starts: the name's last occurrence,
+// 46 bytes into the entry.
+size_t directory_entry(const std::string& zip, const std::string& name) { return zip.rfind(name) - 46; }
+
+void put_le(std::string& bytes, size_t at, uint64_t value, int width) {
+  for (int i = 0; i < width; ++i) bytes[at + i] = static_cast<char>((value >> (8 * i)) & 0xFF);
+}
+
+}  // namespace
+
+TEST_CASE("ZipReader reads what Python's zipfile writes: deflated, stored and empty entries") {
+  const auto bytes = zip_sample();
+  const llm::ZipReader zip(bytes, "zip 'zip-sample.zip'");
+  REQUIRE(zip.entries().size() == 4);
+  CHECK(zip.find("nope") == nullptr);
+  std::string all_bytes;
+  for (int i = 0; i < 4 * 256; ++i) all_bytes += static_cast<char>(i % 256);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"hello.txt", repeated("Hello, zip!\n", 200)},
+      {"data/bytes.bin", all_bytes},
+      {"empty.txt", ""},
+      {"zip64.txt", repeated("ham\tGo until jurong point\nspam\tFree entry\n", 50)}};
+  for (const auto& [name, contents] : expected) {
+    INFO(name);
+    const auto* entry = zip.find(name);
+    REQUIRE(entry != nullptr);
+    CHECK(zip.read(*entry) == contents);
+    CHECK_NOTHROW(zip.verify(*entry));
+  }
+  CHECK(zip.find("hello.txt")->method == 8);
+  CHECK(zip.find("data/bytes.bin")->method == 0);
+}
+
+TEST_CASE("ZipReader refuses damaged and hostile archives with an llm::Error naming them") {
+  using Catch::Contains;
+  const auto bytes = zip_sample();
+  const auto hello = [&](const std::string& zip) {
+    const llm::ZipReader reader(zip, "zip 'x.zip'");
+    return reader.read(*reader.find("hello.txt"));
+  };
+  // A flipped byte in the deflated data: an invalid stream or a failed CRC-32.
+  auto flipped = bytes;
+  flipped[bytes.find("hello.txt") + 9 + 10] ^= 0x40;
+  CHECK_THROWS_WITH(hello(flipped), Contains("zip 'x.zip': damaged (entry 'hello.txt'"));
+  // A directory that states fewer bytes than the entry inflates to: no zip bomb.
+  auto bomb = bytes;
+  put_le(bomb, directory_entry(bomb, "hello.txt") + 24, 100, 4);
+  CHECK_THROWS_WITH(hello(bomb), Contains("entry 'hello.txt' inflates past the 100 bytes its directory states"));
+  // A compression method other than stored or deflated.
+  auto bzip2 = bytes;
+  put_le(bzip2, directory_entry(bzip2, "hello.txt") + 10, 12, 2);
+  CHECK_THROWS_WITH(hello(bzip2), Contains("entry 'hello.txt' uses compression method 12"));
+  // An entry whose data would lie past the end of the file.
+  auto past = bytes;
+  put_le(past, directory_entry(past, "hello.txt") + 20, 1u << 30, 4);
+  CHECK_THROWS_WITH(llm::ZipReader(past, "zip 'x.zip'"), Contains("a record points past the end of the file"));
+  // Cut anywhere: refused at once, or when an entry is read.
+  for (const size_t cut : {size_t{0}, size_t{21}, bytes.size() / 2, bytes.size() - 1}) {
+    INFO("cut at " << cut);
+    const auto cut_bytes = bytes.substr(0, cut);
+    CHECK_THROWS_AS(
+        [&] {
+          const llm::ZipReader zip(cut_bytes, "zip 'x.zip'");
+          for (const auto& entry : zip.entries()) zip.verify(entry);
+        }(),
+        llm::Error);
+  }
 }

@@ -32,8 +32,8 @@ expect_line() {
 port=$((20000 + RANDOM % 20000))
 start_rank two 2 0 $port; two=$!
 start_rank four 4 1 $port; four=$!
-expect_line two $two "rank 0: started with a world size of 2, but rank 1 with 4; every rank needs the same WORLD_SIZE"
-expect_line four $four "rank 1: started with a world size of 4, but rank 0 with 2"
+expect_line two $two "rank 0: the ranks were started with different world sizes (rank 0: 2, rank 1: 4); every rank needs the same WORLD_SIZE"
+expect_line four $four "rank 1: the ranks were started with different world sizes (rank 0: 2, rank 1: 4)"
 
 port=$((20000 + RANDOM % 20000))
 started=$(date +%s)

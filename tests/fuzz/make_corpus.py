@@ -134,6 +134,11 @@ def safetensors_seeds():
           safetensors_bytes({"transformer." + k: v.half() for k, v in hf.items()}, {"format": "pt"}))
 
 
+def zip_seeds():
+    """The zip archive of ZipReader's test, written by Python's zipfile."""
+    write("zip", "python-zipfile", (HERE.parent / "golden" / "zip-sample.zip").read_bytes())
+
+
 def archive_records(data):
     """A torch.save archive as fuzz-archive reads it: data.pkl, then data/0, data/1, ...
     each after the separator \\xffREC."""
@@ -150,6 +155,7 @@ if __name__ == "__main__":
     config_seeds()
     checkpoint_seeds()
     safetensors_seeds()
+    zip_seeds()
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())
         print(f"{folder.name}: {len(files)} files, {sum(f.stat().st_size for f in files)} bytes")

@@ -9,8 +9,7 @@
 #include <memory>
 #include <variant>
 
-#include <zlib.h>
-
+#include "llm/io/zip.h"
 #include "llm/util/error.h"
 
 namespace llm {
@@ -331,76 +330,14 @@ class Unpickler {
   std::map<uint32_t, Ref> memo_;
 };
 
-// Little-endian fields of the zip structures.
-uint64_t read_le(const std::string& bytes, size_t at, int width) {
-  uint64_t value = 0;
-  for (int i = width - 1; i >= 0; --i) value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
-  return value;
-}
-
 // Checks every zip entry against the CRC-32 the writer stored for it. LibTorch's
 // reader skips this check, so without it a flipped byte inside a tensor would load
-// as a silently different number.
+// as a silently different number. Its entries are stored, never deflated.
 void check_zip_checksums(const std::string& bytes, const std::string& source) {
-  const auto damaged = [&](const std::string& what) {
-    return Error(fmt::format("archive '{}': damaged ({})", source, what));
-  };
-  const auto need = [&](uint64_t at, uint64_t size) {
-    if (at > bytes.size() || size > bytes.size() - at) throw damaged("a zip record points past the end of the file");
-  };
-  // The end-of-central-directory record: its signature, searched from the end.
-  if (bytes.size() < 22) throw damaged("too short for a zip file");
-  size_t eocd = bytes.size() - 22;
-  while (read_le(bytes, eocd, 4) != 0x06054b50) {
-    if (eocd == 0 || bytes.size() - eocd > 22 + 0xFFFF) throw damaged("no zip directory at the end");
-    --eocd;
-  }
-  uint64_t entries = read_le(bytes, eocd + 10, 2), offset = read_le(bytes, eocd + 16, 4);
-  if ((entries == 0xFFFF || offset == 0xFFFFFFFF) && eocd >= 20 && read_le(bytes, eocd - 20, 4) == 0x07064b50) {
-    const uint64_t zip64 = read_le(bytes, eocd - 20 + 8, 8);
-    need(zip64, 56);
-    if (read_le(bytes, zip64, 4) != 0x06064b50) throw damaged("bad zip64 directory record");
-    entries = read_le(bytes, zip64 + 32, 8);
-    offset = read_le(bytes, zip64 + 48, 8);
-  }
-  for (uint64_t i = 0, at = offset; i < entries; ++i) {
-    need(at, 46);
-    if (read_le(bytes, at, 4) != 0x02014b50) throw damaged("bad zip directory entry");
-    const uint64_t method = read_le(bytes, at + 10, 2), crc = read_le(bytes, at + 16, 4);
-    uint64_t compressed = read_le(bytes, at + 20, 4), uncompressed = read_le(bytes, at + 24, 4);
-    uint64_t local = read_le(bytes, at + 42, 4);
-    const uint64_t name_size = read_le(bytes, at + 28, 2), extra_size = read_le(bytes, at + 30, 2);
-    const uint64_t comment_size = read_le(bytes, at + 32, 2);
-    need(at + 46, name_size + extra_size + comment_size);
-    const std::string name = bytes.substr(at + 46, name_size);
-    // Sizes and offsets too large for 32 bits are in the zip64 extra field, in order.
-    for (uint64_t e = at + 46 + name_size, end = e + extra_size; e + 4 <= end;) {
-      const uint64_t id = read_le(bytes, e, 2), size = read_le(bytes, e + 2, 2);
-      if (e + 4 + size > end) throw damaged("bad zip extra field");
-      if (id == 0x0001) {
-        uint64_t field = e + 4;
-        for (uint64_t* value : {&uncompressed, &compressed, &local}) {
-          if (*value == 0xFFFFFFFF && field + 8 <= e + 4 + size) {
-            *value = read_le(bytes, field, 8);
-            field += 8;
-          }
-        }
-      }
-      e += 4 + size;
-    }
-    if (method != 0 || compressed != uncompressed) throw damaged(fmt::format("entry '{}' is compressed", name));
-    need(local, 30);
-    if (read_le(bytes, local, 4) != 0x04034b50) throw damaged(fmt::format("bad zip header of entry '{}'", name));
-    const uint64_t data = local + 30 + read_le(bytes, local + 26, 2) + read_le(bytes, local + 28, 2);
-    need(data, compressed);
-    uLong actual = crc32(0L, Z_NULL, 0);
-    for (uint64_t done = 0; done < compressed;) {  // zlib takes at most 4 GiB at a time
-      const auto chunk = static_cast<uInt>(std::min<uint64_t>(compressed - done, 1u << 30));
-      actual = crc32(actual, reinterpret_cast<const Bytef*>(bytes.data() + data + done), chunk);
-      done += chunk;
-    }
-    if (actual != crc) throw damaged(fmt::format("entry '{}' fails its CRC-32 check", name));
-    at += 46 + name_size + extra_size + comment_size;
+  const ZipReader zip(bytes, fmt::format("archive '{}'", source));
+  for (const auto& entry : zip.entries()) {
+    if (entry.method != 0) throw Error(fmt::format("archive '{}': damaged (entry '{}' is compressed)", source, entry.name));
+    zip.verify(entry);
   }
 }
 
@@ -467,7 +404,7 @@ void flatten(const Value& container, const std::string& prefix, int depth, const
 NamedTensors read_torch_archive(const std::string& bytes, const std::string& source) {
   std::unique_ptr<caffe2::serialize::PyTorchStreamReader> zip;
   // A torch.save archive is a zip file that starts with its first entry's header.
-  if (bytes.size() < 4 || read_le(bytes, 0, 4) != 0x04034b50) {
+  if (bytes.rfind("PK\x03\x04", 0) != 0) {
     throw Error(fmt::format("archive '{}': not a torch.save archive (not a zip file)", source));
   }
   check_zip_checksums(bytes, source);

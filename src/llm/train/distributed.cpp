@@ -55,33 +55,71 @@ void stop_when_launcher_dies() {
   if (getppid() != *launcher) std::raise(SIGTERM);  // it died before the line above
 }
 
-// Every rank says its world size through the store before Gloo connects, and waits
-// to hear every other rank's: a rank started with another WORLD_SIZE is named, instead
-// of Gloo failing an assertion on the size of an address, and so is a rank that never
-// joins, once the timeout is over.
+// Before Gloo connects, the ranks agree through the store that they form one world:
+// every rank writes its world size, rank 0 reads them all and writes its verdict, and
+// every other rank waits for the verdict. Ranks started with different WORLD_SIZEs, or
+// a rank that never joins, are then named by every rank, instead of Gloo failing an
+// assertion on the size of an address or timing out. Rank 0 keeps the store up until
+// the ranks it heard from have read a failing verdict.
 void agree_on_world_size(c10d::Store& store, const DistributedConfig& config) {
-  const auto key = [](int64_t rank) { return fmt::format("llm/world_size/{}", rank); };
-  const std::string mine = std::to_string(config.world_size);
-  store.set(key(config.rank), std::vector<uint8_t>(mine.begin(), mine.end()));
-  const auto deadline = std::chrono::steady_clock::now() + config.timeout;
-  for (int64_t rank = 0; rank < config.world_size; ++rank) {
-    if (rank == config.rank) continue;
+  using std::chrono::milliseconds;
+  const auto set = [&](const std::string& key, const std::string& value) {
+    store.set(key, std::vector<uint8_t>(value.begin(), value.end()));
+  };
+  const auto get = [&](const std::string& key) {
+    const auto value = store.get(key);
+    return std::string(value.begin(), value.end());
+  };
+  const auto arrives = [&](const std::string& key, milliseconds timeout) {
     try {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      store.wait({key(rank)}, std::max(left, std::chrono::milliseconds(1)));
-    } catch (const std::exception&) {
-      throw Error(fmt::format("rank {}: rank {} did not join within {} s; is it running, with the same MASTER_ADDR and "
-                              "MASTER_PORT?",
-                              config.rank, rank, config.timeout.count()));
+      store.wait({key}, std::max(timeout, milliseconds(1)));
+      return true;
+    } catch (const c10::Error&) {  // a timeout; a lost connection is another exception
+      return false;
     }
-    const auto value = store.get(key(rank));
-    const std::string theirs(value.begin(), value.end());
-    if (theirs != mine) {
-      throw Error(fmt::format("rank {}: started with a world size of {}, but rank {} with {}; every rank needs the "
-                              "same WORLD_SIZE",
-                              config.rank, mine, rank, theirs));
+  };
+  const auto size_key = [](int64_t rank) { return fmt::format("llm/world_size/{}", rank); };
+  const auto checked_key = [](int64_t rank) { return fmt::format("llm/checked/{}", rank); };
+  const std::string mine = std::to_string(config.world_size), kOk = "ok";
+  set(size_key(config.rank), mine);
+
+  if (config.rank != 0) {
+    // Rank 0 may wait up to the timeout for a missing rank before it answers.
+    if (!arrives("llm/verdict", 2 * config.timeout + std::chrono::seconds(5))) {
+      throw Error(fmt::format("rank {}: rank 0 did not answer within {} s", config.rank, 2 * config.timeout.count() + 5));
+    }
+    const auto verdict = get("llm/verdict"), rank0 = get(size_key(0));
+    set(checked_key(config.rank), "1");
+    if (verdict != kOk) throw Error(fmt::format("rank {}: {}", config.rank, verdict));
+    if (rank0 != mine) {
+      throw Error(fmt::format("rank {}: the ranks were started with different world sizes (rank 0: {}, rank {}: {}); "
+                              "every rank needs the same WORLD_SIZE",
+                              config.rank, rank0, config.rank, mine));
+    }
+    return;
+  }
+  const auto deadline = std::chrono::steady_clock::now() + config.timeout;
+  const auto left = [&] { return std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()); };
+  std::string problem;
+  std::vector<int64_t> heard;
+  for (int64_t rank = 1; rank < config.world_size && problem.empty(); ++rank) {
+    if (!arrives(size_key(rank), left())) {
+      problem = fmt::format("rank {} did not join within {} s; is it running, with the same MASTER_ADDR and "
+                            "MASTER_PORT?",
+                            rank, config.timeout.count());
+      break;
+    }
+    heard.push_back(rank);
+    if (const auto theirs = get(size_key(rank)); theirs != mine) {
+      problem = fmt::format("the ranks were started with different world sizes (rank 0: {}, rank {}: {}); every rank "
+                            "needs the same WORLD_SIZE",
+                            mine, rank, theirs);
     }
   }
+  set("llm/verdict", problem.empty() ? kOk : problem);
+  if (problem.empty()) return;
+  for (const int64_t rank : heard) arrives(checked_key(rank), config.timeout);
+  throw Error(fmt::format("rank 0: {}", problem));
 }
 
 }  // namespace

@@ -49,8 +49,9 @@ done
 export LLM_LAUNCHER_PID=$$
 declare -A rank_of
 for ((i = 0; i < n; i++)); do
-  RANK=$((node_rank * n + i)) LOCAL_RANK=$i WORLD_SIZE=$((nnodes * n)) MASTER_ADDR=$addr MASTER_PORT=$port "$@" &
-  rank_of[$!]=$((node_rank * n + i))
+  rank=$((node_rank * n + i))
+  RANK=$rank LOCAL_RANK=$i WORLD_SIZE=$((nnodes * n)) MASTER_ADDR=$addr MASTER_PORT=$port "$@" &
+  rank_of[$!]=$rank
 done
 
 # Stops the ranks still running: SIGTERM (each stops at its next step boundary, rank 0

@@ -48,12 +48,9 @@ int main(int argc, char** argv) {
       "num-batches", "Batches to show", cxxopts::value<int64_t>()->default_value("2"));
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    for (const char* flag : {"max-length", "stride", "batch-size", "num-batches"}) {
-      const auto value = args[flag].as<int64_t>();
-      if (value < 1) throw llm::cli::BadFlagValue(fmt::format("--{} must be positive, got {}", flag, value));
-    }
-    const auto max_length = args["max-length"].as<int64_t>(), stride = args["stride"].as<int64_t>(),
-               batch_size = args["batch-size"].as<int64_t>(), wanted = args["num-batches"].as<int64_t>();
+    const auto max_length = llm::cli::positive_flag(args, "max-length"), stride = llm::cli::positive_flag(args, "stride"),
+               batch_size = llm::cli::positive_flag(args, "batch-size"),
+               wanted = llm::cli::positive_flag(args, "num-batches");
     const auto input = args["input"].as<std::string>();
     const bool shuffle = args["shuffle"].as<bool>(), drop_last = args["drop-last"].as<bool>();
     const auto tokenizer = llm::BpeTokenizer::gpt2();

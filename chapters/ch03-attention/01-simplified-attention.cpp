@@ -39,12 +39,8 @@ int main(int argc, char** argv) {
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);
-    for (const char* flag : {"d-in", "context-length"}) {
-      const auto value = args[flag].as<int64_t>();
-      if (value < 1) throw llm::cli::BadFlagValue(fmt::format("--{} must be positive, got {}", flag, value));
-    }
-    const auto inputs =  // [t, d_in]
-        llm::attention_input({args["context-length"].as<int64_t>(), args["d-in"].as<int64_t>()}).detach().to(device);
+    const auto d_in = llm::cli::positive_flag(args, "d-in"), context = llm::cli::positive_flag(args, "context-length");
+    const auto inputs = llm::attention_input({context, d_in}).detach().to(device);  // [t, d_in]
     const int64_t q = args["query"].as<int64_t>();
     if (q < 1 || q > inputs.size(0)) {
       throw llm::cli::BadFlagValue(fmt::format("--query must be in 1..{}, got {}", inputs.size(0), q));

@@ -32,7 +32,7 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(const AttentionOptions& o) : opti
     mask = register_buffer("mask", causal_mask(o.context_length()));
   } else {
     // The course's GroupedQueryAttention (ch04/04_gqa): W_key, W_value, W_query,
-    // out_proj without a bias, and no mask in the state dict (masked_for makes it).
+    // out_proj without a bias, and no mask in the state dict (mask_for makes it).
     W_key = projection("W_key", o.d_in(), kv_width, o.qkv_bias());
     W_value = projection("W_value", o.d_in(), kv_width, o.qkv_bias());
     W_query = projection("W_query", o.d_in(), o.d_out(), o.qkv_bias());

@@ -22,17 +22,15 @@ void add_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults&
 }
 
 AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_heads) {
-  for (const char* flag : {"d-in", "d-out", "num-heads", "context-length", "batch"}) {
-    const auto value = args[flag].as<int64_t>();
-    if (value < 1) throw cli::BadFlagValue(fmt::format("--{} must be positive, got {}", flag, value));
-  }
+  const auto d_in = cli::positive_flag(args, "d-in"), d_out = cli::positive_flag(args, "d-out");
+  const auto heads = cli::positive_flag(args, "num-heads"), context = cli::positive_flag(args, "context-length");
+  const auto batch = cli::positive_flag(args, "batch");
   const auto groups = args["num-kv-groups"].as<int64_t>();
   if (groups < 0) throw cli::BadFlagValue(fmt::format("--num-kv-groups must be 0 (one per head) or more, got {}", groups));
   const auto dropout = args["dropout"].as<double>();
   if (!(dropout >= 0.0 && dropout < 1.0)) {
     throw cli::BadFlagValue(fmt::format("--dropout must be in [0, 1), got {}", dropout));
   }
-  const auto d_out = args["d-out"].as<int64_t>(), heads = args["num-heads"].as<int64_t>();
   if (split_heads && d_out % heads != 0) {
     throw cli::BadFlagValue(fmt::format("--num-heads ({}) must divide --d-out ({})", heads, d_out));
   }
@@ -42,23 +40,20 @@ AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_
   // The weights, the inputs, the attention weights of every head and a few
   // intermediates of their sizes, in float32: sizes that cannot fit are refused here,
   // not by the allocator.
-  const auto b = static_cast<double>(args["batch"].as<int64_t>());
-  const auto t = static_cast<double>(args["context-length"].as<int64_t>());
-  const auto d_in = static_cast<double>(args["d-in"].as<int64_t>());
+  const auto b = static_cast<double>(batch), t = static_cast<double>(context), d = static_cast<double>(d_in);
   const auto width = static_cast<double>(split_heads ? d_out : d_out * heads), h = static_cast<double>(heads);
-  const double bytes = 4 * (4 * d_in * width + width * width + t * t + 4 * b * t * (d_in + width) + 4 * b * h * t * t);
+  const double bytes = 4 * (4 * d * width + width * width + t * t + 4 * b * t * (d + width) + 4 * b * h * t * t);
   try {
     check_fits_in_memory(bytes, fmt::format("--batch {}, --context-length {}, --d-in {}, --d-out {} and --num-heads {}",
-                                            args["batch"].as<int64_t>(), args["context-length"].as<int64_t>(),
-                                            args["d-in"].as<int64_t>(), d_out, heads));
+                                            batch, context, d_in, d_out, heads));
   } catch (const Error& e) {
     throw cli::BadFlagValue(e.what());
   }
-  return AttentionOptions(args["d-in"].as<int64_t>(), args["d-out"].as<int64_t>())
-      .context_length(args["context-length"].as<int64_t>())
-      .num_heads(args["num-heads"].as<int64_t>())
-      .num_kv_groups(args["num-kv-groups"].as<int64_t>())
-      .dropout(args["dropout"].as<double>())
+  return AttentionOptions(d_in, d_out)
+      .context_length(context)
+      .num_heads(heads)
+      .num_kv_groups(groups)
+      .dropout(dropout)
       .qkv_bias(args["qkv-bias"].as<bool>());
 }
 

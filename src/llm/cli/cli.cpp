@@ -56,6 +56,18 @@ void keep_freed_memory() {
   mallopt(M_TOP_PAD, 512 << 20);
 }
 
+// LibTorch's allocation failure ("[enforce fail at alloc_cpu.cpp:75] ... you tried to
+// allocate N bytes ...") as one line that says what happened.
+std::optional<std::string> out_of_memory_message(const std::string& what) {
+  constexpr std::string_view kTried = "can't allocate memory: you tried to allocate ";
+  const size_t at = what.find(kTried);
+  if (at == std::string::npos) return std::nullopt;
+  const double bytes = std::strtod(what.c_str() + at + kTried.size(), nullptr);
+  return fmt::format("out of memory: a tensor of {} did not fit (this machine has {}); the sizes asked for (flags, "
+                     "config or input) are too large",
+                     format_bytes(bytes), format_bytes(static_cast<double>(physical_memory())));
+}
+
 }  // namespace
 
 cxxopts::Options options(const std::string& program, const std::string& description) {
@@ -101,21 +113,11 @@ c10::Device device(const cxxopts::ParseResult& args) {
 
 uint64_t seed(const cxxopts::ParseResult& args) { return args["seed"].as<uint64_t>(); }
 
-namespace {
-
-// LibTorch's allocation failure ("[enforce fail at alloc_cpu.cpp:75] ... you tried to
-// allocate N bytes ...") as one line that says what happened.
-std::optional<std::string> out_of_memory_message(const std::string& what) {
-  constexpr std::string_view kTried = "can't allocate memory: you tried to allocate ";
-  const size_t at = what.find(kTried);
-  if (at == std::string::npos) return std::nullopt;
-  const double bytes = std::strtod(what.c_str() + at + kTried.size(), nullptr);
-  return fmt::format("out of memory: a tensor of {} did not fit (this machine has {}); the sizes asked for (flags, "
-                     "config or input) are too large",
-                     format_bytes(bytes), format_bytes(static_cast<double>(physical_memory())));
+int64_t positive_flag(const cxxopts::ParseResult& args, const char* flag) {
+  const auto value = args[flag].as<int64_t>();
+  if (value < 1) throw BadFlagValue(fmt::format("--{} must be positive, got {}", flag, value));
+  return value;
 }
-
-}  // namespace
 
 std::string read_input_text(const std::string& path, double bytes_per_text_byte) {
   std::error_code error;

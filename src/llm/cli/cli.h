@@ -32,6 +32,10 @@ c10::Device device(const cxxopts::ParseResult& args);
 /// The seed of --seed.
 uint64_t seed(const cxxopts::ParseResult& args);
 
+/// The value of a whole-number flag that must be at least 1; a cli::BadFlagValue
+/// naming the flag ("--batch must be positive, got 0") when it is not.
+int64_t positive_flag(const cxxopts::ParseResult& args, const char* flag);
+
 /// The UTF-8 text file a lesson step reads whole (read_text_file), refused up front
 /// with an llm::Error naming it when the step, which keeps about
 /// `bytes_per_text_byte` bytes per byte of text, would not fit in memory.

@@ -134,10 +134,6 @@ torch::Device run_device(const cxxopts::ParseResult& args, const std::optional<D
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(distributed->local_rank));
 }
 
-}  // namespace
-
-namespace {
-
 TrainingRun new_run(const cxxopts::ParseResult& args) {
   TrainingRun run;
   run.config = load_train_config(args["train-config"].as<std::string>());

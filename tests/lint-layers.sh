@@ -2,13 +2,13 @@
 # The library's layers (src/llm/CMakeLists.txt): a folder includes only itself and
 # the folders below it, and only src/llm/cli/ knows the command line (cxxopts).
 #
-#   util -> io, text -> attention -> model -> train -> reference -> cli
+#   util -> io -> text -> attention -> model -> train -> reference -> cli
 set -uo pipefail
 cd "$(dirname "$0")/../src/llm" || exit 1
 declare -A allowed=(
   [util]="util"
   [io]="util io"
-  [text]="util text"
+  [text]="util io text"
   [attention]="util io attention"
   [model]="util io text attention model"
   [train]="util io text attention model train"

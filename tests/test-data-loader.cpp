@@ -3,8 +3,11 @@
 #include "helpers.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
+#include "llm/text/classification_data.h"
+#include "llm/text/classification_dataset.h"
 #include "llm/text/data_loader.h"
 #include "llm/text/distributed_sampler.h"
+#include "llm/text/spam_corpora.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/numpy_random.h"
@@ -76,7 +79,7 @@ TEST_CASE("impossible sizes are rejected with what was expected") {
   CHECK_THROWS_WITH(llm::DataLoader(dataset(10, 4, 1), llm::DataLoaderOptions(0)),
                     Catch::Contains("batch_size must be positive, got 0"));
   CHECK_THROWS_WITH(llm::DataLoader(dataset(10, 4, 1), llm::DataLoaderOptions(7)),
-                    Catch::Contains("6 windows make no batch of 7"));
+                    Catch::Contains("6 examples make no batch of 7"));
   CHECK(llm::DataLoader(dataset(10, 4, 1), llm::DataLoaderOptions(7).drop_last(false)).size() == 1);
 }
 
@@ -143,4 +146,123 @@ TEST_CASE("NumpyRandomState draws what NumPy's RandomState and pandas' sample dr
   const uint64_t max = (uint64_t{1} << 40) - 1;  // mask = max: the first draw is kept
   CHECK(wide.interval(max) == (((high << 32) | low) & max));
   CHECK_THROWS_AS(wide.choice_without_replacement(5, 6), llm::Error);
+}
+
+// Lesson 6.2's shapes: 747 spam and 747 ham make 1045 / 149 / 300 rows, which make the
+// lesson's 130 / 19 / 38 batches of 8.
+TEST_CASE("balancing and splitting give the lesson's sizes, and batches of 8 its batch counts") {
+  std::vector<llm::LabelledText> table;
+  for (int i = 0; i < 4825 + 747; ++i) table.push_back({i % 7 == 3 && i < 7 * 747 ? "spam" : "ham", std::to_string(i)});
+  const auto counts = llm::value_counts(table);
+  REQUIRE(counts.size() == 2);
+  CHECK(counts[0] == std::pair<std::string, int64_t>{"ham", 4825});
+  CHECK(counts[1] == std::pair<std::string, int64_t>{"spam", 747});
+  const auto balanced = llm::create_balanced_dataset(table, 123, "t");
+  REQUIRE(balanced.size() == 1494);
+  CHECK(std::count_if(balanced.begin(), balanced.end(), [](const auto& r) { return r.label == 1; }) == 747);
+  CHECK(balanced.front().label == 0);  // the ham sample first, then every spam row in order
+  std::vector<std::string> spam_texts, tail_texts;
+  for (const auto& row : table) {
+    if (row.label == "spam") spam_texts.push_back(row.text);
+  }
+  for (size_t i = 747; i < balanced.size(); ++i) tail_texts.push_back(balanced[i].text);
+  CHECK(tail_texts == spam_texts);
+  const auto splits = llm::random_split(balanced, 0.7, 0.1, 123);
+  CHECK(splits.train.size() == 1045);
+  CHECK(splits.validation.size() == 149);
+  CHECK(splits.test.size() == 300);
+
+  const auto tokenizer = llm::BpeTokenizer::gpt2();
+  const auto loader = [&](const std::vector<llm::Example>& rows, bool train) {
+    return llm::DataLoader(std::make_shared<llm::ClassificationDataset>(rows, tokenizer, std::nullopt, "t"),
+                           llm::DataLoaderOptions(8).shuffle(train).drop_last(train));
+  };
+  CHECK(loader(splits.train, true).size() == 130);
+  CHECK(loader(splits.validation, false).size() == 19);
+  CHECK(loader(splits.test, false).size() == 38);
+}
+
+TEST_CASE("the lesson's tables are refused, naming the input, when a class is missing") {
+  CHECK_THROWS_WITH(llm::create_balanced_dataset({{"ham", "a"}, {"ham", "b"}}, 123, "'x.zip'"),
+                    "'x.zip': no spam rows; expected both classes, ham and spam");
+  CHECK_THROWS_WITH(llm::create_balanced_dataset({{"spam", "a"}, {"spam", "b"}, {"ham", "c"}}, 123, "'x.zip'"),
+                    Catch::StartsWith("'x.zip': 1 ham rows, fewer than the 2 spam"));
+  CHECK_THROWS_WITH(llm::read_labelled_tsv("ham\tok\nspam\t\n", "'x'"), "'x', line 2: the text is empty; expected a message");
+  CHECK_THROWS_WITH(llm::read_labelled_tsv("\n\n", "'x'"), Catch::StartsWith("'x': no rows"));
+  // labelled_tsv writes what read_labelled_tsv (and pandas) read back.
+  const std::vector<llm::LabelledText> rows = {{"ham", "\"starts quoted"}, {"spam", "tab\tand\nnewline"}, {"ham", "plain"}};
+  const auto back = llm::read_labelled_tsv(llm::labelled_tsv(rows), "'x'");
+  REQUIRE(back.size() == 3);
+  for (size_t i = 0; i < rows.size(); ++i) CHECK((back[i].label == rows[i].label && back[i].text == rows[i].text));
+}
+
+TEST_CASE("read_examples_csv reads to_csv's files and names what is wrong in others") {
+  const auto dir = llm::test::temp_dir("examples-csv");
+  const auto write = [&](const std::string& name, const std::string& text) {
+    llm::write_file_atomic(dir / name, text);
+    return dir / name;
+  };
+  const auto rows = llm::read_examples_csv(write("ok.csv", llm::examples_csv({{1, "a, \"b\""}, {0, "two\nlines"}})));
+  REQUIRE(rows.size() == 2);
+  CHECK((rows[0].label == 1 && rows[0].text == "a, \"b\""));
+  CHECK((rows[1].label == 0 && rows[1].text == "two\nlines"));
+  CHECK(llm::read_examples_csv(write("swapped.csv", "Text,Id,Label\nhi,7,1\n")).front().label == 1);
+  CHECK_THROWS_WITH(llm::read_examples_csv(write("a.csv", "Text\nhi\n")), Catch::Contains("no Label column"));
+  CHECK_THROWS_WITH(llm::read_examples_csv(write("b.csv", "Label,Text\n-1,hi\n")),
+                    Catch::Contains("line 2: label '-1'; expected a class number"));
+  CHECK_THROWS_WITH(llm::read_examples_csv(write("c.csv", "Label,Text\n1,hi,extra\n")),
+                    Catch::Contains("line 2: 3 fields; expected 2"));
+  CHECK_THROWS_WITH(llm::read_examples_csv(write("d.csv", "Label,Text\n")), Catch::Contains("a header and no rows"));
+}
+
+TEST_CASE("ClassificationDataset pads with 50256 to the longest text, or cuts and pads to max_length") {
+  const auto tokenizer = llm::BpeTokenizer::gpt2();
+  const std::vector<llm::Example> rows = {{0, "Do you have time"}, {1, "Hi"}};
+  const llm::ClassificationDataset longest(rows, tokenizer, std::nullopt, "t");
+  CHECK(longest.max_length() == 4);
+  CHECK(torch::equal(longest.inputs(), torch::tensor({{5211, 345, 423, 640}, {17250, 50256, 50256, 50256}})));
+  CHECK(torch::equal(longest.labels(), torch::tensor({0, 1})));
+  const llm::ClassificationDataset cut(rows, tokenizer, 2, "t");
+  CHECK(torch::equal(cut.inputs(), torch::tensor({{5211, 345}, {17250, 50256}})));
+  CHECK(cut.longest_encoded_length() == 4);
+  const auto [inputs, labels] = cut.get_batch(torch::tensor({1, 0}));
+  CHECK(torch::equal(labels, torch::tensor({1, 0})));
+  CHECK(inputs.sizes() == torch::IntArrayRef({2, 2}));
+  CHECK_THROWS_WITH(llm::ClassificationDataset({}, tokenizer, std::nullopt, "'e.csv'"), Catch::StartsWith("'e.csv': no examples"));
+  CHECK_THROWS_WITH(llm::ClassificationDataset(rows, tokenizer, 0, "'e.csv'"), "'e.csv': max_length must be positive, got 0");
+}
+
+// The offline stand-in for the SMS data: what a reader sees of an e-mail.
+TEST_CASE("spam_assassin_text reads the subject and the text of an e-mail's body") {
+  const std::string plain =
+      "From someone@example.com  Tue Aug  6 11:51:02 2002\n"
+      "Subject: =?iso-8859-1?Q?Caf=E9_deals?=\n"
+      "Content-Type: text/plain; charset=\"iso-8859-1\"\n"
+      "Content-Transfer-Encoding: quoted-printable\n"
+      "\n"
+      "Cr=E8me br=FBl=E9e for=\n"
+      " everyone.\n\n\n  See you.\n";
+  CHECK(llm::spam_assassin_text(plain) == "Café deals Crème brûlée for everyone. See you.");
+  const std::string multipart =
+      "Subject: Win\n"
+      "\tbig today\n"
+      "Content-Type: multipart/alternative; boundary=\"XYZ\"\n"
+      "\n"
+      "preamble\n"
+      "--XYZ\n"
+      "Content-Type: text/html\n"
+      "\n"
+      "<html><style>p{}</style><p>Click&nbsp;<b>here</b> &amp; win &#233;</p></html>\n"
+      "--XYZ--\n";
+  CHECK(llm::spam_assassin_text(multipart) == "Win big today Click here & win é");
+  const std::string base64 =
+      "Subject: hello\nContent-Transfer-Encoding: base64\n\naGVsbG8gd29ybGQ=\n";
+  CHECK(llm::spam_assassin_text(base64) == "hello hello world");
+  const std::string latin1 = "Subject: x\n\nna\xEFve \x80\n";  // no charset: bytes that are not UTF-8 read as Latin-1
+  CHECK(llm::spam_assassin_text(latin1) == "x na\xC3\xAFve \xC2\x80");
+  const std::string long_text = "Subject: s\n\n" + std::string(200, 'a') + " " + std::string(200, 'b');
+  CHECK(llm::spam_assassin_text(long_text) == "s " + std::string(200, 'a'));  // cut at the space before 300 bytes
+  std::string nested = "Subject: deep\nContent-Type: multipart/mixed; boundary=b\n\n";
+  for (int i = 0; i < 50; ++i) nested += "--b\nContent-Type: multipart/mixed; boundary=b\n\n";
+  CHECK(llm::spam_assassin_text(nested) == "deep");  // nesting beyond a few levels is not followed
 }

@@ -1,3 +1,5 @@
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <csignal>
 #include <fstream>
@@ -6,6 +8,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "llm/io/csv.h"
 #include "llm/io/safetensors.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/io/zip.h"
@@ -374,4 +377,36 @@ TEST_CASE("ZipReader refuses damaged and hostile archives with an llm::Error nam
         }(),
         llm::Error);
   }
+}
+
+// pandas' C parser and to_csv on tricky text (scripts/reference/csv_golden.py): lesson
+// 6.2 reads the SMS file and writes the CSV files with them.
+TEST_CASE("read_delimited and csv_field split and quote as pandas does") {
+  const auto golden = nlohmann::json::parse(llm::read_file(llm::test::golden("csv-pandas.json")));
+  REQUIRE(golden["read"].size() == 13);
+  for (const auto& c : golden["read"]) {
+    const auto text = c["text"].get<std::string>();
+    INFO(text);
+    const char sep = c["sep"].get<std::string>().at(0);
+    if (c["rows"].is_null()) {
+      CHECK_THROWS_WITH(llm::read_delimited(text, sep, "'x.tsv'"),
+                        Catch::StartsWith("'x.tsv': the quote that opens a field on line 1 is never closed"));
+      continue;
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (auto& record : llm::read_delimited(text, sep, "'x'")) rows.push_back(record.fields);
+    CHECK(rows == c["rows"].get<std::vector<std::vector<std::string>>>());
+  }
+  for (const auto& c : golden["write"]) {
+    std::string csv = "Label,Text\n";
+    const auto labels = c["labels"].get<std::vector<int64_t>>();
+    const auto texts = c["texts"].get<std::vector<std::string>>();
+    for (size_t i = 0; i < labels.size(); ++i) csv += std::to_string(labels[i]) + "," + llm::csv_field(texts[i]) + "\n";
+    CHECK(csv == c["csv"].get<std::string>());
+  }
+  // Line numbers count the lines a quoted field spans.
+  const auto records = llm::read_delimited("a\t\"x\ny\"\n\nb\tz\n", '\t', "'x'");
+  REQUIRE(records.size() == 2);
+  CHECK(records[0].line == 1);
+  CHECK(records[1].line == 4);
 }

@@ -22,6 +22,7 @@ import attention
 import ch02_data_loader
 import ch02_simple_tokenizer as simple
 import ch05_train
+import ch06_classification as ch06
 from common import GOLDEN, TOLERANCES, closeness, data_file
 import gpt
 import bpe_train
@@ -144,6 +145,47 @@ def embeddings(saved, seed):
             "pos_embeddings": pos_embeddings,
             "input_embeddings": token_embeddings + pos_embeddings,
         }
+
+
+def as_string(tensor):
+    return bytes(tensor.tolist()).decode()
+
+
+def string_tensor(text):
+    return torch.tensor(list(text.encode()), dtype=torch.uint8)
+
+
+@step("ch06-01-data", ["dataset", "source", "out_dir", "train_frac", "validation_frac", "train_csv",
+                       "validation_csv", "test_csv"])
+def spam_data(saved, seed):
+    """Lesson 6.2 on the same table: the SMS Spam Collection's zip, or the SpamAssassin
+    table the executable wrote (its conversion of the e-mails is not a lesson step);
+    the three CSV files the lesson's to_csv writes, byte for byte."""
+    if as_string(saved["dataset"]) == "sms":
+        df = ch06.read_sms_spam_collection(as_string(saved["source"]))
+    else:
+        df = ch06.read_labelled_tsv(pathlib.Path(as_string(saved["out_dir"])) / "SpamAssassin.tsv")
+    csvs = ch06.prepare(df, float(saved["train_frac"]), float(saved["validation_frac"]), seed)
+    return {key: string_tensor(csv) for key, csv in zip(("train_csv", "validation_csv", "test_csv"), csvs)}
+
+
+@step("ch06-02-loaders", ["data_dir", "batch_size", "max_length_flag", "max_length", "train_inputs",
+                          "validation_inputs", "test_inputs", "first_batch_inputs", "first_batch_labels",
+                          "last_batch_inputs", "last_batch_labels", "batches"])
+def spam_loaders(saved, seed):
+    """Lesson 6.3: SpamDataset on the same CSV files and the lesson's loaders after
+    torch.manual_seed(seed); the padded ids, the first and last training batch."""
+    flag = int(saved["max_length_flag"])
+    train, val, test = ch06.datasets(pathlib.Path(as_string(saved["data_dir"])), flag if flag > 0 else None)
+    train_loader, val_loader, test_loader = ch06.loaders(train, val, test, seed, int(saved["batch_size"]))
+    batches = list(train_loader)
+    return {"max_length": torch.tensor(train.max_length),
+            "train_inputs": torch.tensor(train.encoded_texts, dtype=torch.long),
+            "validation_inputs": torch.tensor(val.encoded_texts, dtype=torch.long),
+            "test_inputs": torch.tensor(test.encoded_texts, dtype=torch.long),
+            "first_batch_inputs": batches[0][0], "first_batch_labels": batches[0][1],
+            "last_batch_inputs": batches[-1][0], "last_batch_labels": batches[-1][1],
+            "batches": torch.tensor([len(train_loader), len(val_loader), len(test_loader)])}
 
 
 @step("ch03-01-simplified-attention", ["input", "scores", "weights", "context"])

@@ -1,14 +1,15 @@
 """GPT-2's byte-level BPE as OpenAI's original encoder.py runs it, on the vocabulary
 files in the data folder: a tokenizer independent of the C++ one and of tiktoken.
 
-Python's re has no \\p{L} or \\p{N}; the pattern below uses [^\\W\\d_] and \\d, which
-match exactly the same characters on ASCII text. encode() refuses other text."""
+The pre-tokenizer is encoder.py's pattern, with the `regex` module (Debian's
+python3-regex) for \\p{L} and \\p{N}."""
 import json
-import re
+
+import regex
 
 from common import data_file
 
-PATTERN = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?\d+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""")
+PATTERN = regex.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
 
 
 def bytes_to_unicode():
@@ -53,8 +54,6 @@ class Encoder:
         return word
 
     def encode(self, text):
-        if not text.isascii():
-            raise ValueError("gpt2_bpe.encode: this reference pattern is exact on ASCII text only")
         ids = []
         for piece in PATTERN.findall(text):
             token = "".join(self.byte_encoder[b] for b in piece.encode("utf-8"))

@@ -10,6 +10,7 @@
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/regex.h"
+#include "llm/util/utf8.h"
 
 namespace llm {
 namespace {
@@ -25,19 +26,6 @@ constexpr std::string_view kGpt2Pattern =
 const Regex& gpt2_regex() {
   static const Regex regex(kGpt2Pattern);
   return regex;
-}
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
 }
 
 // The printable form of a token's bytes, as encoder.json and vocab.bpe write it.

@@ -14,24 +14,24 @@ int64_t draw_seed() { return torch::empty({}, torch::kLong).random_().item<int64
 
 }  // namespace
 
-DataLoader::DataLoader(std::shared_ptr<const SlidingWindowDataset> dataset, DataLoaderOptions options)
+DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options)
     : dataset_(std::move(dataset)), options_(options) {
   if (!dataset_) throw Error("data loader: no dataset");
   if (options_.batch_size() <= 0) {
     throw Error(fmt::format("data loader: batch_size must be positive, got {}", options_.batch_size()));
   }
   if (options_.sampler() && options_.sampler()->size() != dataset_->size()) {
-    throw Error(fmt::format("data loader: the distributed sampler covers {} windows, the dataset has {}",
+    throw Error(fmt::format("data loader: the distributed sampler covers {} examples, the dataset has {}",
                             options_.sampler()->size(), dataset_->size()));
   }
   if (size() == 0) {
-    throw Error(fmt::format("data loader: {} windows make no batch of {} with drop_last; use a smaller batch_size",
-                            windows(), options_.batch_size()));
+    throw Error(fmt::format("data loader: {} examples make no batch of {} with drop_last; use a smaller batch_size",
+                            examples(), options_.batch_size()));
   }
 }
 
 int64_t DataLoader::size() const {
-  const int64_t n = windows(), b = options_.batch_size();
+  const int64_t n = examples(), b = options_.batch_size();
   return options_.drop_last() ? n / b : (n + b - 1) / b;
 }
 
@@ -49,15 +49,15 @@ DataLoader::Iterator DataLoader::begin() const {
   return Iterator(this, std::move(order), 0);
 }
 
-int64_t DataLoader::windows() const {
+int64_t DataLoader::examples() const {
   return options_.sampler() ? options_.sampler()->num_samples() : dataset_->size();
 }
 
 DataLoader::Iterator DataLoader::end() const { return Iterator(this, torch::Tensor(), size()); }
 
 DataLoader::Iterator DataLoader::resume(torch::Tensor order, int64_t index) const {
-  if (order.dim() != 1 || order.size(0) != windows() || order.scalar_type() != torch::kLong) {
-    throw Error(fmt::format("data loader: a saved window order must be {} int64 indices, got {} of {}", windows(),
+  if (order.dim() != 1 || order.size(0) != examples() || order.scalar_type() != torch::kLong) {
+    throw Error(fmt::format("data loader: a saved example order must be {} int64 indices, got {} of {}", examples(),
                             shape(order), c10::toString(order.scalar_type())));
   }
   if (order.numel() > 0 && (order.min().item<int64_t>() < 0 || order.max().item<int64_t>() >= dataset_->size())) {

@@ -12,9 +12,9 @@ namespace llm {
 
 struct DataLoaderOptions {
   DataLoaderOptions(int64_t batch_size = 4) : batch_size_(batch_size) {}  // NOLINT: implicit like LibTorch's
-  /// Windows per batch.
+  /// Examples per batch.
   TORCH_ARG(int64_t, batch_size);
-  /// Visit the windows in a new random order each epoch.
+  /// Visit the examples in a new random order each epoch.
   TORCH_ARG(bool, shuffle) = true;
   /// Leave out a last batch that would be smaller than batch_size.
   TORCH_ARG(bool, drop_last) = true;
@@ -24,10 +24,11 @@ struct DataLoaderOptions {
 
 struct Batch {
   torch::Tensor inputs;   // [batch, max_length]
-  torch::Tensor targets;  // [batch, max_length]
+  torch::Tensor targets;  // [batch, max_length] (next tokens) or [batch] (classes)
 };
 
-/// Batches of a SlidingWindowDataset that come out exactly as PyTorch's
+/// Batches of a Dataset (the lesson's sliding windows, or chapter 6's labelled texts)
+/// that come out exactly as PyTorch's
 /// DataLoader(dataset, batch_size, shuffle, drop_last, num_workers=0) gives them
 /// after the same torch.manual_seed, and that leave the global generator in the same
 /// state. Each epoch (each begin()) draws what PyTorch draws:
@@ -50,7 +51,7 @@ class DataLoader {
     bool operator==(const Iterator& other) const { return index_ == other.index_; }
     bool operator!=(const Iterator& other) const { return index_ != other.index_; }
 
-    /// The epoch's window order and the number of the batch this iterator is at:
+    /// The epoch's example order and the number of the batch this iterator is at:
     /// what resume() needs to continue the epoch from here.
     const torch::Tensor& order() const { return order_; }
     int64_t index() const { return index_; }
@@ -61,18 +62,18 @@ class DataLoader {
     void load();
 
     const DataLoader* loader_ = nullptr;
-    torch::Tensor order_;  // the epoch's window indices
+    torch::Tensor order_;  // the epoch's example indices
     int64_t index_ = 0;    // batch number
     Batch batch_;
   };
 
-  DataLoader(std::shared_ptr<const SlidingWindowDataset> dataset, DataLoaderOptions options);
+  DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions options);
 
   /// Starts an epoch, drawing from the global generator as PyTorch does.
   Iterator begin() const;
   Iterator end() const;
 
-  /// Continues an epoch at batch `index` of the window order `order` (from an
+  /// Continues an epoch at batch `index` of the example order `order` (from an
   /// Iterator's order() and index()), without drawing from the generator.
   Iterator resume(torch::Tensor order, int64_t index) const;
   /// The epoch the distributed sampler draws the next begin()'s order for, as
@@ -81,12 +82,12 @@ class DataLoader {
 
   /// Batches per epoch.
   int64_t size() const;
-  /// The windows an epoch reads: the dataset's, or this rank's share of them.
-  int64_t windows() const;
+  /// The examples an epoch reads: the dataset's, or this rank's share of them.
+  int64_t examples() const;
   const DataLoaderOptions& options() const { return options_; }
 
  private:
-  std::shared_ptr<const SlidingWindowDataset> dataset_;
+  std::shared_ptr<const Dataset> dataset_;
   DataLoaderOptions options_;
   mutable int64_t epoch_ = 0;
 };

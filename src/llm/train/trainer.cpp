@@ -47,10 +47,10 @@ Trainer::Trainer(TrainConfig config, const GPTConfig& model_config, TrainValData
 void Trainer::resume(const NamedTensors& checkpoint, const std::string& source) {
   auto progress = restore_checkpoint(checkpoint, source, model_, *optimizer_);
   if (progress.order.defined()) {
-    if (progress.order.numel() != train_loader_->windows()) {
+    if (progress.order.numel() != train_loader_->examples()) {
       throw Error(fmt::format("checkpoint '{}' was made on other training data or another number of ranks: its "
-                              "epoch covers {} windows, the data now make {}",
-                              source, progress.order.numel(), train_loader_->windows()));
+                              "epoch covers {} examples, the data now make {}",
+                              source, progress.order.numel(), train_loader_->examples()));
     }
     // A data-parallel checkpoint holds rank 0's share; every rank draws its own again.
     if (group_) progress.order = train_loader_->options().sampler()->indices(progress.epoch);

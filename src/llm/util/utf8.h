@@ -24,6 +24,25 @@ struct Utf8Sequence {
 };
 Utf8Sequence utf8_sequence_at(std::string_view s, size_t i);
 
+/// Appends code point `c` (at most U+10FFFF, not a surrogate) to `out` as UTF-8.
+inline void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
 /// `bytes` with each invalid UTF-8 sequence replaced by U+FFFD, as Python's
 /// bytes.decode("utf-8", errors="replace") does (one U+FFFD per maximal invalid
 /// subpart), which is what tiktoken's decode() returns.

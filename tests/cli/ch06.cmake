@@ -1,0 +1,51 @@
+# Chapter 6: classification finetuning. Lessons 6.2-6.3 against the lesson's pandas and
+# PyTorch code, on a stand-in SMS zip and on the SpamAssassin corpus when fetched.
+set(SPAM ${FIXTURES}/spam)
+foreach(dataset sms spam-assassin)
+  add_test(NAME cli:ch06:data-and-loaders-${dataset}:compare-with-pytorch
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/spam_data.sh ${BIN} ${PYTHON_TORCH}
+                   ${CMAKE_CURRENT_BINARY_DIR}/spam-data-${dataset} ${dataset}
+           WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set_tests_properties(cli:ch06:data-and-loaders-${dataset}:compare-with-pytorch PROPERTIES LABELS cli
+                       SKIP_RETURN_CODE 77)
+endforeach()
+
+# The lesson's counts on the lesson's data when it is here (it needs the network).
+llm_cli_test(ch06-01:lesson-counts 0 "^spam     747$" NEEDS sms_spam_collection.zip
+             COMMAND ch06-01-data --dataset sms --out-dir ${CMAKE_CURRENT_BINARY_DIR}/spam-lesson)
+llm_cli_test(ch06-01:lesson-balanced 0 "^spam    747$" NEEDS sms_spam_collection.zip
+             COMMAND ch06-01-data --dataset sms --out-dir ${CMAKE_CURRENT_BINARY_DIR}/spam-lesson-2)
+
+# Bad input: one line naming it.
+llm_cli_test(ch06-01:bad-label 1 "bad-label.zip' \\(SMSSpamCollection\\), line 3: label .maybe.. expected ham or spam"
+             COMMAND ch06-01-data --zip ${SPAM}/bad-label.zip --out-dir ${CMAKE_CURRENT_BINARY_DIR}/spam-bad)
+llm_cli_test(ch06-01:empty-class 1 "only-ham.zip: no spam rows. expected both classes"
+             COMMAND ch06-01-data --zip ${SPAM}/only-ham.zip --out-dir ${CMAKE_CURRENT_BINARY_DIR}/spam-bad)
+llm_cli_test(ch06-01:open-quote 1 "the quote that opens a field on line 2 is never closed"
+             COMMAND ch06-01-data --zip ${SPAM}/open-quote.zip --out-dir ${CMAKE_CURRENT_BINARY_DIR}/spam-bad)
+llm_cli_test(ch06-01:three-fields 1 "line 1: 3 fields. expected 2, a label and a text"
+             COMMAND ch06-01-data --zip ${SPAM}/three-fields.zip --out-dir ${CMAKE_CURRENT_BINARY_DIR}/spam-bad)
+llm_cli_test(ch06-01:not-the-sms-zip 1 "zip-sample.zip': no file SMSSpamCollection in it"
+             COMMAND ch06-01-data --zip ${PROJECT_SOURCE_DIR}/tests/golden/zip-sample.zip)
+llm_cli_test(ch06-01:no-data 1 "no spam data: neither 'no-such.zip' nor 'no-such-folder' exists. run scripts/fetch-data.sh"
+             COMMAND ch06-01-data --zip no-such.zip --spam-assassin no-such-folder)
+llm_cli_test(ch06-01:not-a-corpus 1 "SpamAssassin corpus: no folder '.*easy-ham-1'"
+             COMMAND ch06-01-data --dataset spam-assassin --spam-assassin ${SPAM})
+llm_cli_test(ch06-01:seed-beyond-numpy 2 "--seed 4294967296 is pandas' random_state here.*expected 0..4294967295"
+             COMMAND ch06-01-data --seed 4294967296)
+llm_cli_test(ch06-01:no-test-rows 2 "--train-frac 0.95 and --validation-frac 0.1: expected"
+             COMMAND ch06-01-data --train-frac 0.95)
+llm_cli_test(ch06-01:bad-dataset 2 "--dataset 'imdb': expected sms, spam-assassin or auto"
+             COMMAND ch06-01-data --dataset imdb)
+llm_cli_test(ch06-02:no-label-column 1 "no-label-column/train.csv': no Label column in the header \\(Text\\)"
+             NEEDS ${GPT2} COMMAND ch06-02-loaders --data-dir ${SPAM}/no-label-column)
+llm_cli_test(ch06-02:bad-label 1 "bad-label/train.csv', line 3: label .spam.. expected a class number"
+             NEEDS ${GPT2} COMMAND ch06-02-loaders --data-dir ${SPAM}/bad-label)
+llm_cli_test(ch06-02:empty-text 1 "empty-text/train.csv', line 3: the text is empty"
+             NEEDS ${GPT2} COMMAND ch06-02-loaders --data-dir ${SPAM}/empty-text)
+llm_cli_test(ch06-02:endoftext-in-text 1 "example 1 holds the special token <\\|endoftext\\|>"
+             NEEDS ${GPT2} COMMAND ch06-02-loaders --data-dir ${SPAM}/endoftext)
+llm_cli_test(ch06-02:missing-csv 1 "no-such-folder/train.csv': not found"
+             NEEDS ${GPT2} COMMAND ch06-02-loaders --data-dir no-such-folder)
+llm_cli_test(ch06-02:max-length-zero 2 "--max-length must be positive, got 0"
+             COMMAND ch06-02-loaders --max-length 0)

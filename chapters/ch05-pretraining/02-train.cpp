@@ -9,6 +9,7 @@
 #include "llm/model/gpt_weights.h"
 #include "llm/cli/train_flags.h"
 #include "llm/cli/cli.h"
+#include "llm/cli/train_run.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/interrupt.h"
@@ -42,26 +43,6 @@ void print_run(const llm::Trainer& trainer) {
   if (progress.step > 0) fmt::print("Resuming at step {} ({} tokens seen)\n", progress.step, progress.tokens_seen);
 }
 
-// The lesson's printed lines, the live progress line and the stop requests.
-llm::TrainHooks lesson_hooks(llm::ProgressLine& progress, int64_t num_epochs) {
-  llm::TrainHooks hooks;
-  hooks.on_step = [&progress, num_epochs](const llm::StepRecord& s) {
-    progress.update({s.step, s.total_steps, s.epoch, num_epochs, s.loss, s.tokens_per_second, s.seconds_left});
-  };
-  hooks.on_eval = [&progress](const llm::EvalRecord& r) {
-    progress.clear();
-    fmt::print("Ep {} (Step {:06d}): Train loss {:.3f}, Val loss {:.3f}\n", r.epoch, r.step, r.train_loss, r.val_loss);
-    std::fflush(stdout);
-  };
-  hooks.on_sample = [&progress](int64_t, const std::string& sample) {
-    progress.clear();
-    fmt::print("{}\n", one_line(sample));
-    std::fflush(stdout);
-  };
-  hooks.should_stop = [] { return llm::StopOnSignal::requested(); };
-  return hooks;
-}
-
 // Rank 0's files beside the checkpoint: the weights alone, the loss plot and the
 // archive for compare.py.
 void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
@@ -72,16 +53,9 @@ void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
   if (args.count("save-safetensors") != 0) llm::save_hf_gpt2(args["save-safetensors"].as<std::string>(), trainer.model());
   if (!config.out_dir.empty()) {
     fmt::print("Checkpoint: {}\nMetrics: {}\n", trainer.checkpoint_path().string(), trainer.metrics_path().string());
-    if (args.count("no-plot") == 0 && !trainer.progress().history.empty()) {
-      const auto png = std::filesystem::path(config.out_dir) / "losses.png";
-      const auto python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-      const int status = llm::run_process(
-          {python, llm::script_file("plot_losses.py").string(), trainer.metrics_path().string(), png.string()});
-      if (status == 0) {
-        fmt::print("Plot: {}\n", png.string());
-      } else {
-        fmt::print("Plot: not drawn (scripts/plot_losses.py needs python3 with matplotlib)\n");
-      }
+    if (!trainer.progress().history.empty()) {
+      llm::draw_plot(args, "plot_losses.py", {trainer.metrics_path().string()},
+                     (std::filesystem::path(config.out_dir) / "losses.png").string());
     }
   }
   if (args.count("save-outputs") != 0) {
@@ -89,21 +63,6 @@ void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
     archive.emplace_back("kind", llm::string_to_tensor("train"));
     llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
   }
-}
-
-// How a run that a signal stopped ends: its exit code, and how to continue it.
-llm::Stopped stopped(const llm::Trainer& trainer) {
-  const int64_t step = trainer.progress().step;
-  const int signal = llm::StopOnSignal::signal_number();
-  if (signal == 0) {  // a data-parallel run that another rank's signal stopped
-    return llm::Stopped(fmt::format("stopped after step {} with the other ranks", step), 128 + SIGTERM);
-  }
-  const auto& out_dir = trainer.config().out_dir;
-  return llm::Stopped(
-      fmt::format("stopped by {} after step {}; {}", signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM", step,
-                  out_dir.empty() ? std::string("nothing saved (out_dir is empty)")
-                                  : fmt::format("continue with --resume {}", trainer.checkpoint_path().string())),
-      128 + signal);
 }
 
 }  // namespace
@@ -114,16 +73,10 @@ int main(int argc, char** argv) {
   options.add_options("Output")("save-state-dict", "At the end, also write the weights alone (a PyTorch state_dict)",
                                 cxxopts::value<std::string>(), "FILE")(
       "save-safetensors", "At the end, also write the weights in Hugging Face's GPT-2 layout, with config.json beside them",
-      cxxopts::value<std::string>(), "FILE")(
-      "no-plot", "Skip the loss plot (out_dir/losses.png)")(
-      "progress", "Live progress line on stderr: auto (when a terminal), always or never",
-      cxxopts::value<std::string>()->default_value("auto"), "WHEN");
+      cxxopts::value<std::string>(), "FILE");
+  llm::add_training_output_flags(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const auto when = args["progress"].as<std::string>();
-    if (when != "auto" && when != "always" && when != "never") {
-      throw llm::cli::BadFlagValue(fmt::format("--progress must be auto, always or never, got '{}'", when));
-    }
     const auto run = llm::training_run_from_flags(args);  // every flag checked before the data loads
     if (args.count("save-safetensors") != 0 && run.model_config.attention == "gqa") {
       throw llm::cli::BadFlagValue("--save-safetensors writes GPT-2's layout, which has no grouped-query attention");
@@ -135,10 +88,15 @@ int main(int argc, char** argv) {
     print_run(*trainer);
 
     const llm::StopOnSignal stop;
-    llm::ProgressLine progress(trainer->is_main() &&
-                               (when == "always" || (when == "auto" && llm::ProgressLine::stderr_is_terminal())));
+    llm::ProgressLine progress(llm::progress_wanted(args, *trainer));
+    auto hooks = llm::lesson_hooks(progress, *trainer);
+    hooks.on_sample = [&progress](int64_t, const std::string& sample) {
+      progress.clear();
+      fmt::print("{}\n", one_line(sample));
+      std::fflush(stdout);
+    };
     const int64_t first_step = trainer->progress().step;
-    const auto end = trainer->train(lesson_hooks(progress, trainer->config().num_epochs));
+    const auto end = trainer->train(hooks);
     progress.clear();
     if (trainer->group()) {
       fmt::print("Ranks: {} processes; largest difference of a weight from rank 0's: {}\n",
@@ -149,6 +107,6 @@ int main(int argc, char** argv) {
                  times.data_seconds, times.steps_seconds);
     }
     if (trainer->is_main()) write_outputs(args, *trainer);  // rank 0 writes the files
-    if (end == llm::TrainEnd::kStopped) throw stopped(*trainer);
+    if (end == llm::TrainEnd::kStopped) throw llm::stopped_run(*trainer);
   });
 }

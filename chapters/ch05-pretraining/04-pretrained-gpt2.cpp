@@ -19,12 +19,8 @@ namespace {
 struct Size {
   const char* name;
   const char* config;
-  const char* lesson_file;  // the lesson's converted state dict
 };
-constexpr Size kSizes[] = {{"124M", "gpt2-124m", "gpt2-small-124M.pth"},
-                           {"355M", "gpt2-355m", "gpt2-medium-355M.pth"},
-                           {"774M", "gpt2-774m", "gpt2-large-774M.pth"},
-                           {"1558M", "gpt2-1558m", "gpt2-xl-1558M.pth"}};
+constexpr Size kSizes[] = {{"124M", "gpt2-124m"}, {"355M", "gpt2-355m"}, {"774M", "gpt2-774m"}, {"1558M", "gpt2-1558m"}};
 
 const Size& size_from_flag(const std::string& name) {
   for (const auto& size : kSizes) {
@@ -36,10 +32,7 @@ const Size& size_from_flag(const std::string& name) {
 // --load-state-dict, else what scripts/download-gpt2.sh put in models/.
 std::filesystem::path weights_file(const cxxopts::ParseResult& args, const Size& size) {
   if (args.count("load-state-dict") != 0) return args["load-state-dict"].as<std::string>();
-  for (const auto& candidate : {llm::model_file(std::string(size.config) + "/model.safetensors"),
-                                llm::model_file(size.lesson_file)}) {
-    if (std::filesystem::exists(candidate)) return candidate;
-  }
+  if (auto downloaded = llm::downloaded_gpt2(size.name)) return *downloaded;
   throw llm::Error(fmt::format("no GPT-2 {} weights in '{}': scripts/download-gpt2.sh {} fetches them (or pass a file "
                                "with --load-state-dict)",
                                size.name, llm::model_file("").string(), size.name));

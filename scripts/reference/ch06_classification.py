@@ -126,3 +126,141 @@ def loaders(train_dataset, val_dataset, test_dataset, seed=123, batch_size=8):
     val_loader = DataLoader(dataset=val_dataset, batch_size=batch_size, num_workers=num_workers, drop_last=False)
     test_loader = DataLoader(dataset=test_dataset, batch_size=batch_size, num_workers=num_workers, drop_last=False)
     return train_loader, val_loader, test_loader
+
+
+# Lessons 6.5-6.7. `position` is the lesson's -1 (the last token), or 0 for exercise
+# 6.3's first token.
+def calc_accuracy_loader(data_loader, model, device, num_batches=None, position=-1):
+    model.eval()
+    correct_predictions, num_examples = 0, 0
+
+    if num_batches is None:
+        num_batches = len(data_loader)
+    else:
+        num_batches = min(num_batches, len(data_loader))
+    for i, (input_batch, target_batch) in enumerate(data_loader):
+        if i < num_batches:
+            input_batch, target_batch = input_batch.to(device), target_batch.to(device)
+
+            with torch.no_grad():
+                logits = model(input_batch)[:, position, :]  # Logits of last output token
+            predicted_labels = torch.argmax(logits, dim=-1)
+
+            num_examples += predicted_labels.shape[0]
+            correct_predictions += (predicted_labels == target_batch).sum().item()
+        else:
+            break
+    return correct_predictions / num_examples
+
+
+def calc_loss_batch(input_batch, target_batch, model, device, position=-1):
+    input_batch, target_batch = input_batch.to(device), target_batch.to(device)
+    logits = model(input_batch)[:, position, :]  # Logits of last output token
+    loss = torch.nn.functional.cross_entropy(logits, target_batch)
+    return loss
+
+
+def calc_loss_loader(data_loader, model, device, num_batches=None, position=-1):
+    total_loss = 0.
+    if len(data_loader) == 0:
+        return float("nan")
+    elif num_batches is None:
+        num_batches = len(data_loader)
+    else:
+        num_batches = min(num_batches, len(data_loader))
+    for i, (input_batch, target_batch) in enumerate(data_loader):
+        if i < num_batches:
+            loss = calc_loss_batch(input_batch, target_batch, model, device, position)
+            total_loss += loss.item()
+        else:
+            break
+    return total_loss / num_batches
+
+
+def evaluate_model(model, train_loader, val_loader, device, eval_iter, position=-1):
+    model.eval()
+    with torch.no_grad():
+        train_loss = calc_loss_loader(train_loader, model, device, num_batches=eval_iter, position=position)
+        val_loss = calc_loss_loader(val_loader, model, device, num_batches=eval_iter, position=position)
+    model.train()
+    return train_loss, val_loss
+
+
+def train_classifier_simple(model, train_loader, val_loader, optimizer, device, num_epochs,
+                            eval_freq, eval_iter, position=-1):
+    # Initialize lists to track losses and examples seen
+    train_losses, val_losses, train_accs, val_accs = [], [], [], []
+    examples_seen, global_step = 0, -1
+
+    # Main training loop
+    for epoch in range(num_epochs):
+        model.train()  # Set model to training mode
+
+        for input_batch, target_batch in train_loader:
+            optimizer.zero_grad()  # Reset loss gradients from previous batch iteration
+            loss = calc_loss_batch(input_batch, target_batch, model, device, position)
+            loss.backward()  # Calculate loss gradients
+            optimizer.step()  # Update model weights using loss gradients
+            examples_seen += input_batch.shape[0]  # New: track examples instead of tokens
+            global_step += 1
+
+            # Optional evaluation step
+            if global_step % eval_freq == 0:
+                train_loss, val_loss = evaluate_model(
+                    model, train_loader, val_loader, device, eval_iter, position)
+                train_losses.append(train_loss)
+                val_losses.append(val_loss)
+                print(f"Ep {epoch+1} (Step {global_step:06d}): "
+                      f"Train loss {train_loss:.3f}, Val loss {val_loss:.3f}")
+
+        # Calculate accuracy after each epoch
+        train_accuracy = calc_accuracy_loader(train_loader, model, device, num_batches=eval_iter, position=position)
+        val_accuracy = calc_accuracy_loader(val_loader, model, device, num_batches=eval_iter, position=position)
+        print(f"Training accuracy: {train_accuracy*100:.2f}% | ", end="")
+        print(f"Validation accuracy: {val_accuracy*100:.2f}%")
+        train_accs.append(train_accuracy)
+        val_accs.append(val_accuracy)
+
+    return train_losses, val_losses, train_accs, val_accs, examples_seen
+
+
+def classifier(cfg, seed, num_classes=2, trainable="last-block", weights=None):
+    """Lessons 6.4-6.5: the GPT (seeded, or given weights), frozen, a new head after
+    torch.manual_seed(seed), and the lesson's parameters unfrozen."""
+    from gpt import GPTModel
+    torch.manual_seed(seed)
+    model = GPTModel(cfg)
+    if weights is not None:
+        model.load_state_dict(weights)
+    for param in model.parameters():
+        param.requires_grad = trainable == "all"
+    torch.manual_seed(seed)
+    model.out_head = torch.nn.Linear(in_features=cfg["emb_dim"], out_features=num_classes)
+    if trainable == "last-block":
+        for param in model.trf_blocks[-1].parameters():
+            param.requires_grad = True
+        for param in model.final_norm.parameters():
+            param.requires_grad = True
+    return model
+
+
+def finetune(cfg, run, data_dir):
+    """ch06-04-finetune's run, as the lesson's cells make it: the datasets and loaders,
+    the classifier, 6.6's accuracies and losses before training, then 6.7's training
+    after torch.manual_seed(seed). Returns 6.6's numbers (the accuracies, then the losses,
+    of the three splits) and train_classifier_simple's lists."""
+    seed, device = run["seed"], torch.device("cpu")
+    position = -1 if run.get("class_token", "last") == "last" else 0
+    train_dataset, val_dataset, test_dataset = datasets(data_dir, run.get("max_length") or None)
+    train_loader, val_loader, test_loader = loaders(train_dataset, val_dataset, test_dataset, seed, run["batch_size"])
+    model = classifier(cfg, seed, run.get("num_classes", 2), run.get("trainable", "last-block"))
+    torch.manual_seed(seed)
+    before = [calc_accuracy_loader(loader, model, device, num_batches=10, position=position)
+              for loader in (train_loader, val_loader, test_loader)]
+    with torch.no_grad():
+        before += [calc_loss_loader(loader, model, device, num_batches=5, position=position)
+                   for loader in (train_loader, val_loader, test_loader)]
+    torch.manual_seed(seed)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=run["lr"], weight_decay=run["weight_decay"])
+    return before, train_classifier_simple(model, train_loader, val_loader, optimizer, device, run["num_epochs"],
+                                   run["eval_freq"], run["eval_iter"], position)

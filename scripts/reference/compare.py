@@ -188,6 +188,39 @@ def spam_loaders(saved, seed):
             "batches": torch.tensor([len(train_loader), len(val_loader), len(test_loader)])}
 
 
+@step("ch06-03-classifier", ["config", "weights", "num_classes", "trainable", "inputs", "continuation_1",
+                             "continuation_2", "trainable_parameters", "classifier_outputs"])
+def spam_classifier(saved, seed):
+    """Lessons 6.4-6.5: the same GPT (the seed's weights; a weights file is not replayed)
+    continues the lesson's two texts greedily; then frozen, given a new head after
+    torch.manual_seed(seed) and partly unfrozen, it gives the same outputs."""
+    import gpt
+    if as_string(saved["weights"]):
+        sys.exit("compare: ch06-03-classifier with a weights file: run it without --load-state-dict to compare")
+    cfg = json.loads(as_string(saved["config"]))
+    torch.manual_seed(seed)
+    model = gpt.GPTModel(cfg)
+    model.eval()
+    encode = gpt2_bpe.Encoder().encode
+    texts = {"continuation_1": ("Every effort moves you", 15),
+             "continuation_2": ("Is the following text 'spam'? Answer with 'yes' or 'no': 'You are a winner you have "
+                                "been specially selected to receive $1000 cash or a $2000 award.'", 23)}
+    out = {key: gpt.generate_text_simple(model, torch.tensor([encode(text)]), n, cfg["context_length"])
+           for key, (text, n) in texts.items()}
+    trainable = as_string(saved["trainable"])
+    for param in model.parameters():
+        param.requires_grad = trainable == "all"
+    torch.manual_seed(seed)
+    model.out_head = torch.nn.Linear(in_features=cfg["emb_dim"], out_features=int(saved["num_classes"]))
+    if trainable == "last-block":
+        for param in list(model.trf_blocks[-1].parameters()) + list(model.final_norm.parameters()):
+            param.requires_grad = True
+    with torch.no_grad():
+        out["classifier_outputs"] = model(saved["inputs"])
+    out["trainable_parameters"] = torch.tensor(sum(p.numel() for p in model.parameters() if p.requires_grad))
+    return out
+
+
 @step("ch03-01-simplified-attention", ["input", "scores", "weights", "context"])
 def simplified_attention(saved, seed):
     # The lesson's sentence, or torch.rand drawn right after the seed.
@@ -319,6 +352,20 @@ def train_run(saved, seed):
     return {k: v for k, v in history.items() if k in saved}
 
 
+def classify_run(saved, seed):
+    """Replays a ch06-04-finetune run (its --save-outputs is its checkpoint) from the
+    start with the lesson's code: the losses of every evaluation and the accuracies of
+    every epoch must agree."""
+    cfg = json.loads(as_string(saved["config/model"]))
+    run = json.loads(as_string(saved["config/train"]))
+    before, (train_losses, val_losses, train_accs, val_accs, _) = ch06.finetune(cfg, run, pathlib.Path(run["data"]))
+    out = {"before_training": torch.tensor(before, dtype=torch.float64)} if "before_training" in saved else {}
+    return out | {"history/train_loss": torch.tensor(train_losses, dtype=torch.float64),
+            "history/val_loss": torch.tensor(val_losses, dtype=torch.float64),
+            "accuracy/train": torch.tensor(train_accs, dtype=torch.float64),
+            "accuracy/val": torch.tensor(val_accs, dtype=torch.float64)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file")
@@ -338,7 +385,8 @@ def main():
     seed = int(saved["seed"]) if "seed" in saved else args.seed
     if args.step is None and "kind" in saved:  # a module's run (chapters 3 and 4)
         name = bytes(saved["kind"].tolist()).decode()
-        rebuild = attention_run if name in attention.KINDS else train_run if name == "train" else model_run
+        rebuild = (attention_run if name in attention.KINDS else train_run if name == "train"
+                   else classify_run if name == "classify" else model_run)
     else:
         keys = set(saved) - {"seed"}
         name = args.step or next((n for n, (k, _) in STEPS.items() if k == keys or

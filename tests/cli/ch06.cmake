@@ -49,3 +49,35 @@ llm_cli_test(ch06-02:missing-csv 1 "no-such-folder/train.csv': not found"
              NEEDS ${GPT2} COMMAND ch06-02-loaders --data-dir no-such-folder)
 llm_cli_test(ch06-02:max-length-zero 2 "--max-length must be positive, got 0"
              COMMAND ch06-02-loaders --max-length 0)
+
+# Lessons 6.4-6.7 against the lesson's code, with a small random GPT.
+llm_compare_test(ch06-03-classifier ch06-03-classifier --config ${CFG}/tiny.json)
+llm_compare_test(ch06-03-classifier-all-3 ch06-03-classifier --config ${CFG}/tiny.json --trainable all --num-classes 3)
+llm_cli_test(ch06-03:untrained-said 0 "^Weights: none: an untrained GPT, random weights of --seed 123" NEEDS ${GPT2}
+             COMMAND ch06-03-classifier --config ${CFG}/tiny.json)
+llm_cli_test(ch06-03:lesson-shapes 0 "^Outputs dimensions: torch.Size\\(\\[1, 4, 2\\]\\)$" NEEDS ${GPT2}
+             COMMAND ch06-03-classifier --config ${CFG}/tiny.json)
+add_test(NAME cli:ch06:finetune:compare-with-pytorch
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/classify_run.sh ${BIN} ${PYTHON_TORCH} ${CMAKE_CURRENT_BINARY_DIR}/classify-run
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch06:finetune:compare-with-pytorch PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+
+set(CLASSIFY --train-config ${CFG}/train-classify-quick.json --out-dir ${CMAKE_CURRENT_BINARY_DIR}/classify-bad)
+llm_cli_test(ch06-03:trainable-unknown 2 "--trainable must be last-block, head or all, got 'some'"
+             COMMAND ch06-03-classifier --trainable some)
+llm_cli_test(ch06-03:one-class 2 "--num-classes must be at least 2, got 1" COMMAND ch06-03-classifier --num-classes 1)
+llm_cli_test(ch06-04:pretrain-config 2 "this step classifies: the run's task must be \"classify\", got \"pretrain\""
+             COMMAND ch06-04-finetune --train-config ${CFG}/train-quick.json)
+llm_cli_test(ch06-04:text-longer-than-context 1
+             "long-text/train.csv': the longest training text has 100 tokens, more than the model's context_length 64. set max_length"
+             NEEDS ${GPT2} COMMAND ch06-04-finetune ${CLASSIFY} --max-length 0 --data ${SPAM}/long-text)
+llm_cli_test(ch06-04:label-beyond-classes 1 "three-classes/train.csv': label 2, but the head has num_classes 2"
+             NEEDS ${GPT2} COMMAND ch06-04-finetune ${CLASSIFY} --data ${SPAM}/three-classes)
+llm_cli_test(ch06-04:no-label-column 1 "no-label-column/train.csv': no Label column"
+             NEEDS ${GPT2} COMMAND ch06-04-finetune ${CLASSIFY} --data ${SPAM}/no-label-column)
+llm_cli_test(ch06-04:bad-trainable 2 "trainable must be \"last-block\", \"head\" or \"all\", got \"most\""
+             COMMAND ch06-04-finetune ${CLASSIFY} --trainable most)
+llm_cli_test(ch06-04:bad-class-token 2 "class_token must be \"last\" or \"first\", got \"middle\""
+             COMMAND ch06-04-finetune ${CLASSIFY} --class-token middle)
+llm_cli_test(ch06-04:bad-task 2 "task must be \"pretrain\" or \"classify\", got \"regress\""
+             COMMAND ch06-04-finetune ${CLASSIFY} --task regress)

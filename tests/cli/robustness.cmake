@@ -45,7 +45,8 @@ foreach(bad malformed wrong-type unknown-key heads-not-dividing groups-not-divid
   set(expect_beyond-int64 "emb_dim must be at most 9223372036854775807, got 9223372036854775808")
   # Every executable that takes a model config.
   foreach(exe ch04-01-dummy-gpt ch04-03-feed-forward ch04-04-shortcuts ch04-05-transformer-block
-              ch04-06-gpt-model ch04-07-generate ch05-01-loss ch05-02-train ch05-03-sampling generate)
+              ch04-06-gpt-model ch04-07-generate ch05-01-loss ch05-02-train ch05-03-sampling ch06-03-classifier
+              ch06-04-finetune generate)
     llm_cli_test(${exe}:config-${bad} 1 "${expect_${bad}}" NEEDS ${GPT2} COMMAND ${exe} --config ${BADCFG}/${bad}.json)
   endforeach()
 endforeach()

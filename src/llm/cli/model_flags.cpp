@@ -41,6 +41,25 @@ void require_context_length(const cxxopts::ParseResult& args, const GPTConfig& c
                           config.context_length, input, tokens, tokens));
 }
 
+std::optional<std::filesystem::path> downloaded_gpt2(std::string_view size) {
+  struct Files {
+    std::string_view size, folder, lesson_file;  // folder: Hugging Face's layout; lesson_file: the lesson's .pth
+  };
+  static constexpr Files kFiles[] = {{"124M", "gpt2-124m", "gpt2-small-124M.pth"},
+                                     {"355M", "gpt2-355m", "gpt2-medium-355M.pth"},
+                                     {"774M", "gpt2-774m", "gpt2-large-774M.pth"},
+                                     {"1558M", "gpt2-1558m", "gpt2-xl-1558M.pth"}};
+  for (const auto& files : kFiles) {
+    if (files.size != size) continue;
+    for (const auto& candidate : {model_file(std::string(files.folder) + "/model.safetensors"),
+                                  model_file(files.lesson_file)}) {
+      std::error_code error;
+      if (std::filesystem::exists(candidate, error)) return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
 GPTModel model_from_flags(const cxxopts::ParseResult& args) {
   GPTModel model(config_from_flags(args));
   if (args.count("load-state-dict") != 0) {

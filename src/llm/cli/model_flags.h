@@ -3,6 +3,8 @@
 #include <cxxopts.hpp>
 #include <torch/torch.h>
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -10,6 +12,11 @@
 #include "llm/model/gpt_model.h"
 
 namespace llm {
+
+/// The GPT-2 weights scripts/download-gpt2.sh put in models/ for `size` ("124M",
+/// "355M", "774M" or "1558M"): model.safetensors in Hugging Face's layout, else the
+/// lesson's converted .pth; nullopt when neither is there.
+std::optional<std::filesystem::path> downloaded_gpt2(std::string_view size);
 
 /// --config FILE (a JSON model config; default GPT-2 small).
 void add_config_flag(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");

@@ -8,10 +8,12 @@
 #include <variant>
 
 #include "llm/io/state_dict.h"
+#include "llm/model/classifier.h"
 #include "llm/model/gpt_config.h"
 #include "llm/cli/cli.h"
 #include "llm/cli/model_flags.h"
 #include "llm/train/checkpoint.h"
+#include "llm/train/finetune.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 
@@ -189,8 +191,20 @@ std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, const cxxopts::Par
                                       const BpeTokenizer& tokenizer) {
   auto data = load_train_val(run.config, run.model_config.context_length, tokenizer);
   auto group = run.distributed ? std::make_shared<ProcessGroup>(*run.distributed) : nullptr;
-  auto trainer = std::make_unique<Trainer>(run.config, run.model_config, std::move(data), tokenizer,
-                                           run_device(args, run.distributed), std::move(group));
+  const auto device = run_device(args, run.distributed);
+  if (run.config.classifies()) {  // lessons 6.4-6.7: the pretrained GPT, its new head, then AdamW after a seed
+    auto config = run.config;
+    // The length the texts were padded to, kept in the checkpoint for classifying later.
+    config.max_length = data.max_length;
+    auto model = classifier_for_run(run.model_config, config, run.initial_weights, run.initial_weights_path);
+    torch::manual_seed(static_cast<uint64_t>(config.seed));
+    auto trainer = std::make_unique<Trainer>(config, std::move(model), std::move(data), tokenizer, device,
+                                             std::move(group));
+    if (!run.checkpoint.empty()) trainer->resume(run.checkpoint, run.checkpoint_path);
+    return trainer;
+  }
+  auto trainer = std::make_unique<Trainer>(run.config, run.model_config, std::move(data), tokenizer, device,
+                                           std::move(group));
   if (!run.checkpoint.empty()) trainer->resume(run.checkpoint, run.checkpoint_path);
   if (!run.initial_weights.empty()) {
     const bool with_optimizer = trainer->start_from(run.initial_weights, run.initial_weights_path);
@@ -216,6 +230,9 @@ GPTModel trained_model_from_flags(const cxxopts::ParseResult& args) {
   const auto path = args["checkpoint"].as<std::string>();
   const auto checkpoint = load_checkpoint(path);
   GPTModel model(checkpoint_model_config(checkpoint, path));
+  if (const auto run = checkpoint_train_config(checkpoint, path); run.classifies()) {
+    make_classifier(model, run.num_classes, run.trainable);  // its head's shape; the weights come next
+  }
   load_state_dict(*model, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", path));
   model->to(cli::device(args));
   return model;

@@ -47,6 +47,7 @@ void load_optimizer_state(torch::optim::AdamW& optimizer, const torch::nn::Modul
   for (const auto& item : module.named_parameters()) {
     const auto& name = item.key();
     const auto& parameter = item.value();
+    if (!parameter.requires_grad()) continue;  // frozen (a classifier's): it never steps
     const auto& steps = find_tensor(state, name + "/step", what);
     const auto& exp_avg = find_tensor(state, name + "/exp_avg", what);
     const auto& exp_avg_sq = find_tensor(state, name + "/exp_avg_sq", what);
@@ -83,12 +84,19 @@ void set_rng_state(const torch::Tensor& state, const std::string& source) {
 }
 
 // The evaluation history as the checkpoint's columns: history/step, history/epoch, ...
-template <typename Field>
-torch::Tensor column(const std::vector<EvalRecord>& history, Field field) {
-  using Value = std::decay_t<decltype(field(history.front()))>;
+template <typename Record, typename Field>
+torch::Tensor column(const std::vector<Record>& history, Field field) {
+  using Value = std::decay_t<decltype(field(std::declval<const Record&>()))>;
   std::vector<Value> values;
   for (const auto& record : history) values.push_back(field(record));
   return torch::tensor(values, std::is_same_v<Value, double> ? torch::kDouble : torch::kLong);
+}
+
+NamedTensors accuracy_columns(const std::vector<AccuracyRecord>& accuracies) {
+  return {{"accuracy/epoch", column(accuracies, [](const AccuracyRecord& r) { return r.epoch; })},
+          {"accuracy/examples_seen", column(accuracies, [](const AccuracyRecord& r) { return r.examples_seen; })},
+          {"accuracy/train", column(accuracies, [](const AccuracyRecord& r) { return r.train_accuracy; })},
+          {"accuracy/val", column(accuracies, [](const AccuracyRecord& r) { return r.val_accuracy; })}};
 }
 
 NamedTensors history_columns(const std::vector<EvalRecord>& history) {
@@ -101,18 +109,33 @@ NamedTensors history_columns(const std::vector<EvalRecord>& history) {
           {"history/lr", column(history, [](const EvalRecord& r) { return r.lr; })}};
 }
 
-std::vector<EvalRecord> read_history(const NamedTensors& checkpoint, const std::string& source) {
-  const auto what = fmt::format("checkpoint '{}'", source);
-  const int64_t records = find_tensor(checkpoint, "history/step", what).numel();
-  // One column as doubles (int64 counts are exact in a double up to 2^53).
-  const auto values = [&](const std::string& name) {
-    const auto& tensor = find_tensor(checkpoint, "history/" + name, what);
-    if (tensor.numel() != records) {
-      throw Error(fmt::format("{}: history/{} has {} values, history/step {}", what, name, tensor.numel(), records));
+// A checkpoint's columns `group`/<name> as doubles (int64 counts are exact in a double
+// up to 2^53), each as long as `group`/`first`.
+class Columns {
+ public:
+  Columns(const NamedTensors& checkpoint, const std::string& source, std::string group, const std::string& first)
+      : checkpoint_(checkpoint), what_(fmt::format("checkpoint '{}'", source)), group_(std::move(group)) {
+    records_ = find_tensor(checkpoint_, group_ + "/" + first, what_).numel();
+  }
+  int64_t records() const { return records_; }
+  std::vector<double> operator()(const std::string& name) const {
+    const auto& tensor = find_tensor(checkpoint_, group_ + "/" + name, what_);
+    if (tensor.numel() != records_) {
+      throw Error(fmt::format("{}: {}/{} has {} values; expected {}", what_, group_, name, tensor.numel(), records_));
     }
     const auto as_double = tensor.to(torch::kDouble).contiguous();
-    return std::vector<double>(as_double.data_ptr<double>(), as_double.data_ptr<double>() + records);
-  };
+    return std::vector<double>(as_double.data_ptr<double>(), as_double.data_ptr<double>() + records_);
+  }
+
+ private:
+  const NamedTensors& checkpoint_;
+  std::string what_, group_;
+  int64_t records_ = 0;
+};
+
+std::vector<EvalRecord> read_history(const NamedTensors& checkpoint, const std::string& source) {
+  const Columns values(checkpoint, source, "history", "step");
+  const int64_t records = values.records();
   const auto step = values("step"), epoch = values("epoch"), epochs_seen = values("epochs_seen"),
              tokens_seen = values("tokens_seen"), train_loss = values("train_loss"), val_loss = values("val_loss"),
              lr = values("lr");
@@ -122,6 +145,20 @@ std::vector<EvalRecord> read_history(const NamedTensors& checkpoint, const std::
                   static_cast<int64_t>(tokens_seen[i]), train_loss[i], val_loss[i], lr[i]};
   }
   return history;
+}
+
+// Absent in a pretraining checkpoint.
+std::vector<AccuracyRecord> read_accuracies(const NamedTensors& checkpoint, const std::string& source) {
+  if (std::none_of(checkpoint.begin(), checkpoint.end(), [](const auto& e) { return e.first == "accuracy/epoch"; })) {
+    return {};
+  }
+  const Columns values(checkpoint, source, "accuracy", "epoch");
+  const auto epoch = values("epoch"), seen = values("examples_seen"), train = values("train"), val = values("val");
+  std::vector<AccuracyRecord> accuracies(values.records());
+  for (size_t i = 0; i < accuracies.size(); ++i) {
+    accuracies[i] = {static_cast<int64_t>(epoch[i]), static_cast<int64_t>(seen[i]), train[i], val[i]};
+  }
+  return accuracies;
 }
 
 int64_t scalar(const NamedTensors& checkpoint, const std::string& name, const std::string& source) {
@@ -146,6 +183,9 @@ NamedTensors checkpoint_archive(const GPTModel& model, torch::optim::AdamW& opti
                          {"progress/order",
                           progress.order.defined() ? progress.order : torch::empty({0}, torch::kLong)}});
   for (auto& entry : history_columns(progress.history)) out.push_back(std::move(entry));
+  if (!progress.accuracies.empty()) {
+    for (auto& entry : accuracy_columns(progress.accuracies)) out.push_back(std::move(entry));
+  }
   out.emplace_back("rng/cpu", rng_state());
   return out;
 }
@@ -180,6 +220,7 @@ TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::s
   const auto& order = find_tensor(checkpoint, "progress/order", fmt::format("checkpoint '{}'", source));
   if (order.numel() > 0) progress.order = order.clone();
   progress.history = read_history(checkpoint, source);
+  progress.accuracies = read_accuracies(checkpoint, source);
   set_rng_state(find_tensor(checkpoint, "rng/cpu", fmt::format("checkpoint '{}'", source)), source);
   return progress;
 }

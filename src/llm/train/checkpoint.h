@@ -24,6 +24,7 @@ namespace llm {
 ///   optimizer/<name>/...    AdamW's step, exp_avg and exp_avg_sq per parameter
 ///   progress/...            step, epoch, batch, tokens_seen and the epoch's window order
 ///   history/...             every evaluation so far (step, epoch, tokens, losses, lr)
+///   accuracy/...            a classification run's accuracies after each epoch
 ///   rng/cpu                 the global generator's state (torch.get_rng_state())
 ///
 /// Together they continue a run exactly where it stopped.
@@ -36,8 +37,9 @@ struct TrainingProgress {
   int64_t epoch = 0;                ///< the epoch under way, from 0
   int64_t batch = 0;                ///< batches of it used
   torch::Tensor order;              ///< its window order (undefined until it starts)
-  int64_t tokens_seen = 0;          ///< input tokens trained on, by every rank
+  int64_t tokens_seen = 0;          ///< input tokens trained on, by every rank (examples, to classify)
   std::vector<EvalRecord> history;  ///< every evaluation so far
+  std::vector<AccuracyRecord> accuracies;  ///< a classification run's, after each epoch
 
   /// The next epoch, from its start.
   void next_epoch() {

@@ -50,13 +50,35 @@ torch::Tensor calc_loss_batch(GPTModel& model, const Batch& batch) {
                               batch.targets.to(device));
 }
 
-double calc_loss_loader(GPTModel& model, const DataLoader& loader, std::optional<int64_t> num_batches) {
+torch::Tensor calc_class_loss_batch(GPTModel& model, const Batch& batch, ClassToken token) {
+  const auto device = model->device();
+  return torch::nn::functional::cross_entropy(class_logits(model, batch.inputs.to(device), token),  // [b, classes]
+                                              batch.targets.to(device));                           // [b]
+}
+
+double calc_loss_loader(GPTModel& model, const DataLoader& loader, std::optional<int64_t> num_batches,
+                        const BatchLoss& loss) {
   const int64_t n = std::min(num_batches.value_or(loader.size()), loader.size());
   torch::NoGradGuard no_grad;
   double total = 0.0;
   int64_t i = 0;
-  for (auto it = loader.begin(); it != loader.end() && i < n; ++it, ++i) total += calc_loss_batch(model, *it).item<double>();
+  for (auto it = loader.begin(); it != loader.end() && i < n; ++it, ++i) total += loss(model, *it).item<double>();
   return total / static_cast<double>(n);
+}
+
+double calc_accuracy_loader(GPTModel& model, const DataLoader& loader, std::optional<int64_t> num_batches,
+                            ClassToken token) {
+  model->eval();
+  const int64_t n = std::min(num_batches.value_or(loader.size()), loader.size());
+  torch::NoGradGuard no_grad;
+  int64_t correct = 0, examples = 0;
+  int64_t i = 0;
+  for (auto it = loader.begin(); it != loader.end() && i < n; ++it, ++i) {
+    const auto predicted = class_logits(model, it->inputs.to(model->device()), token).argmax(-1);  // [b]
+    examples += predicted.size(0);
+    correct += (predicted == it->targets.to(predicted.device())).sum().item<int64_t>();
+  }
+  return static_cast<double>(correct) / static_cast<double>(examples);
 }
 
 }  // namespace llm

@@ -21,6 +21,14 @@ std::string to_json_line(const EvalRecord& r) {
   return json.dump() + "\n";
 }
 
+std::string to_json_line(const AccuracyRecord& r) {
+  const nlohmann::json json = {{"epoch", r.epoch},
+                               {"examples_seen", r.examples_seen},
+                               {"train_accuracy", r.train_accuracy},
+                               {"val_accuracy", r.val_accuracy}};
+  return json.dump() + "\n";
+}
+
 EvalRecord parse_eval_record(const std::string& line, const std::string& source) {
   try {
     const auto json = nlohmann::json::parse(line);

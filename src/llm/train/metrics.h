@@ -19,8 +19,18 @@ struct EvalRecord {
   double lr = 0;
 };
 
+/// A classification run's accuracies after an epoch (lesson 6.7): the share of
+/// eval_iter batches of each split classified right.
+struct AccuracyRecord {
+  int64_t epoch = 0;          // the epoch just finished, from 1
+  int64_t examples_seen = 0;  // training examples so far
+  double train_accuracy = 0;
+  double val_accuracy = 0;
+};
+
 /// One JSON object per line.
 std::string to_json_line(const EvalRecord& record);
+std::string to_json_line(const AccuracyRecord& record);
 EvalRecord parse_eval_record(const std::string& line, const std::string& source);
 
 /// Training metrics as JSON lines: one object per evaluation, flushed as it is

@@ -14,8 +14,9 @@ namespace llm {
 
 const std::vector<ConfigField<TrainConfig>>& train_settings() {
   static const std::vector<ConfigField<TrainConfig>> kFields = {
+      {"task", &TrainConfig::task, "pretrain (next token) or classify (a class per text, chapter 6)"},
       {"model", &TrainConfig::model, "Model config (JSON)"},
-      {"data", &TrainConfig::data, "Training text (UTF-8)"},
+      {"data", &TrainConfig::data, "Training text (UTF-8); to classify, the folder of train/validation/test.csv"},
       {"seed", &TrainConfig::seed, "Seed of the weights, dropout and data order"},
       {"train_ratio", &TrainConfig::train_ratio, "Share of the text's characters used for training"},
       {"batch_size", &TrainConfig::batch_size, "Windows per batch"},
@@ -37,6 +38,10 @@ const std::vector<ConfigField<TrainConfig>>& train_settings() {
       {"max_steps", &TrainConfig::max_steps, "Stop after this many optimizer steps (0: all epochs)"},
       {"checkpoint_every", &TrainConfig::checkpoint_every, "Checkpoint every this many steps (0: at the end)"},
       {"out_dir", &TrainConfig::out_dir, "Folder for the checkpoint, metrics and plot"},
+      {"num_classes", &TrainConfig::num_classes, "To classify: classes of the new output head"},
+      {"trainable", &TrainConfig::trainable, "To classify: last-block (the lesson), head or all"},
+      {"class_token", &TrainConfig::class_token, "To classify: the token whose logits give the class, last or first"},
+      {"max_length", &TrainConfig::max_length, "To classify: pad or cut the texts to this (0: the longest)"},
   };
   return kFields;
 }
@@ -45,6 +50,8 @@ void TrainConfig::validate(std::string_view source) const {
   const auto fail = [&](std::string_view key, std::string_view expected, auto value) {
     throw Error(fmt::format("{}: {} must be {}, got {}", source, key, expected, value));
   };
+  const auto quoted = [](const std::string& text) { return fmt::format("\"{}\"", text); };
+  if (task != "pretrain" && task != "classify") fail("task", "\"pretrain\" or \"classify\"", quoted(task));
   if (model.empty()) fail("model", "a config file", "\"\"");
   if (data.empty()) fail("data", "a text file", "\"\"");
   if (seed < 0) fail("seed", ">= 0", seed);
@@ -68,6 +75,12 @@ void TrainConfig::validate(std::string_view source) const {
   if (grad_accum <= 0) fail("grad_accum", "positive", grad_accum);
   if (max_steps < 0) fail("max_steps", ">= 0", max_steps);
   if (checkpoint_every < 0) fail("checkpoint_every", ">= 0", checkpoint_every);
+  if (num_classes < 2) fail("num_classes", "at least 2", num_classes);
+  if (trainable != "last-block" && trainable != "head" && trainable != "all") {
+    fail("trainable", "\"last-block\", \"head\" or \"all\"", quoted(trainable));
+  }
+  if (class_token != "last" && class_token != "first") fail("class_token", "\"last\" or \"first\"", quoted(class_token));
+  if (max_length < 0) fail("max_length", ">= 0 (0: the longest training text)", max_length);
   // The settings are saved as JSON in every checkpoint and metrics file, and JSON
   // holds UTF-8 only: a file name or text that is not would cost the run its results.
   for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"model", model}, {"data", data},

@@ -17,11 +17,14 @@ namespace llm {
 /// of them; every key is also a flag (--num-epochs for num_epochs; --config for model)
 /// that wins over it.
 struct TrainConfig {
+  /// What the GPT learns: "pretrain", the next token (chapter 5), or "classify", a
+  /// class per text from a classification head (chapter 6).
+  std::string task = "pretrain";
   /// The model config (JSON); a relative path is looked up beside the run config,
   /// then in configs/.
   std::string model = "gpt2-small-256.json";
   /// The training text; a relative path that does not exist is looked up in the data
-  /// folder.
+  /// folder. To classify: the folder of train.csv, validation.csv and test.csv.
   std::string data = "the-verdict.txt";
   /// Seed of the global generator: weights, dropout and data order.
   int64_t seed = 123;
@@ -61,6 +64,19 @@ struct TrainConfig {
   int64_t checkpoint_every = 0;
   /// Where the checkpoint, metrics, plot and weights go.
   std::string out_dir = "runs/lesson";
+
+  // Classification (task "classify", lesson 6.5 and its exercises).
+  /// Classes of the head that replaces out_head.
+  int64_t num_classes = 2;
+  /// Which parameters train: "last-block" (the lesson: the last transformer block,
+  /// final_norm and the head), "head" (the head alone) or "all".
+  std::string trainable = "last-block";
+  /// The token whose logits give the class: "last" (the lesson), or "first".
+  std::string class_token = "last";
+  /// Pad or cut every text to this many tokens; 0: to the longest training text.
+  int64_t max_length = 0;
+
+  bool classifies() const { return task == "classify"; }
 
   /// Throws llm::Error naming `source` and the first impossible value.
   void validate(std::string_view source = "training config") const;

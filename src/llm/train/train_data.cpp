@@ -48,7 +48,33 @@ TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokeni
 
 TrainValData load_train_val(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) {
   const auto path = data_path(config);
-  return split_train_val(read_text_file(path), tokenizer, config, context_length, path.string());
+  if (!config.classifies()) return split_train_val(read_text_file(path), tokenizer, config, context_length, path.string());
+  const auto split = [&](const char* name, std::optional<int64_t> max_length) {
+    const auto file = path / name;
+    auto dataset = std::make_shared<const ClassificationDataset>(read_examples_csv(file), tokenizer, max_length,
+                                                                 fmt::format("'{}'", file.string()));
+    if (const auto label = dataset->labels().max().item<int64_t>(); label >= config.num_classes) {
+      throw Error(fmt::format("'{}': label {}, but the head has num_classes {}; expected labels 0..{}", file.string(),
+                              label, config.num_classes, config.num_classes - 1));
+    }
+    return dataset;
+  };
+  auto train = split("train.csv", config.max_length > 0 ? std::optional<int64_t>(config.max_length) : std::nullopt);
+  if (train->max_length() > context_length) {  // the lesson's assert, and what to do about it
+    throw Error(fmt::format("'{}': the longest training text has {} tokens, more than the model's context_length {}; "
+                            "set max_length to at most {} to cut the texts",
+                            (path / "train.csv").string(), train->max_length(), context_length, context_length));
+  }
+  if (train->size() < config.batch_size) {
+    throw Error(fmt::format("'{}': {} examples, fewer than batch_size {}; use a smaller batch_size",
+                            (path / "train.csv").string(), train->size(), config.batch_size));
+  }
+  TrainValData data;
+  data.max_length = train->max_length();
+  data.val = split("validation.csv", train->max_length());
+  data.test = split("test.csv", train->max_length());
+  data.train = std::move(train);
+  return data;
 }
 
 }  // namespace llm

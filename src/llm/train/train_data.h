@@ -5,17 +5,22 @@
 #include <string>
 
 #include "llm/text/bpe_tokenizer.h"
+#include "llm/text/classification_dataset.h"
 #include "llm/text/dataset.h"
 #include "llm/train/train_config.h"
 
 namespace llm {
 
-/// Lesson 5.2's data: the first train_ratio of the text's characters (Unicode code
-/// points, as Python's len counts them) and the rest, each tokenized and cut into
-/// windows of context_length tokens, stride apart.
+/// A run's examples. Pretraining (lesson 5.2): the first train_ratio of the text's
+/// characters (Unicode code points, as Python's len counts them) and the rest, each
+/// tokenized and cut into windows of context_length tokens, stride apart.
+/// Classification (lesson 6.3): the labelled texts of train.csv and validation.csv,
+/// and test.csv's for the final accuracy.
 struct TrainValData {
-  std::shared_ptr<const SlidingWindowDataset> train, val;
-  int64_t train_tokens = 0, val_tokens = 0;
+  std::shared_ptr<const Dataset> train, val;
+  std::shared_ptr<const ClassificationDataset> test;  // classification only
+  int64_t train_tokens = 0, val_tokens = 0;           // pretraining: the tokens of each part
+  int64_t max_length = 0;                             // classification: the tokens of every padded text
 };
 
 /// That split of `text`; `source` names it in errors (too little text for a window
@@ -23,7 +28,10 @@ struct TrainValData {
 TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokenizer, const TrainConfig& config,
                              int64_t context_length, const std::string& source);
 
-/// The same for the run's text file (config.data, see data_path).
+/// The run's data (config.data, see data_path): the text split as above, or, for a
+/// classification run, the three CSV files of the folder as lesson 6.3's SpamDataset
+/// reads them, padded to max_length or the longest training text, which must fit in
+/// context_length.
 TrainValData load_train_val(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer);
 
 }  // namespace llm

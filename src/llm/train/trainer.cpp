@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <tuple>
 
 #include "llm/model/generate.h"
 #include "llm/model/gpt_weights.h"
@@ -29,7 +30,25 @@ Trainer::Trainer(TrainConfig config, const GPTConfig& model_config, TrainValData
   // epoch starts.
   torch::manual_seed(static_cast<uint64_t>(config_.seed));
   model_ = GPTModel(model_config);
+  start(device);
+}
+
+Trainer::Trainer(TrainConfig config, GPTModel model, TrainValData data, const BpeTokenizer& tokenizer,
+                 torch::Device device, std::shared_ptr<ProcessGroup> group)
+    : config_(std::move(config)), tokenizer_(tokenizer), model_(std::move(model)), data_(std::move(data)),
+      group_(std::move(group)) {
+  start(device);
+}
+
+void Trainer::start(torch::Device device) {
   model_->to(device);
+  if (config_.classifies()) {
+    batch_loss_ = [token = parse_class_token(config_.class_token)](GPTModel& model, const Batch& batch) {
+      return calc_class_loss_batch(model, batch, token);
+    };
+  } else {
+    batch_loss_ = [](GPTModel& model, const Batch& batch) { return calc_loss_batch(model, batch); };
+  }
   optimizer_ = std::make_unique<AdamW>(
       model_->parameters(), torch::optim::AdamWOptions(config_.lr).weight_decay(config_.weight_decay));
   auto train_options = DataLoaderOptions(config_.batch_size).shuffle(true).drop_last(true);
@@ -38,10 +57,17 @@ Trainer::Trainer(TrainConfig config, const GPTConfig& model_config, TrainValData
     const int64_t ranks = group_->world_size(), rank = group_->rank();
     train_options.sampler(std::make_shared<DistributedSampler>(data_.train->size(), ranks, rank, true, config_.seed));
     val_options.sampler(std::make_shared<DistributedSampler>(data_.val->size(), ranks, rank, false, config_.seed));
-    gradient_sync_ = std::make_unique<GradientSync>(*group_, model_->parameters());
+    std::vector<torch::Tensor> trained;  // a classifier's frozen parameters get no gradient
+    for (const auto& parameter : model_->parameters()) {
+      if (parameter.requires_grad()) trained.push_back(parameter);
+    }
+    gradient_sync_ = std::make_unique<GradientSync>(*group_, trained);
   }
   train_loader_ = std::make_unique<DataLoader>(data_.train, train_options);
   val_loader_ = std::make_unique<DataLoader>(data_.val, val_options);
+  if (data_.test) {  // all of it on every rank
+    test_loader_ = std::make_unique<DataLoader>(data_.test, DataLoaderOptions(config_.batch_size).shuffle(false).drop_last(false));
+  }
 }
 
 void Trainer::resume(const NamedTensors& checkpoint, const std::string& source) {
@@ -125,10 +151,45 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
       if (stop) return finish(TrainEnd::kStopped);
       if (max_steps_reached()) return finish(TrainEnd::kMaxSteps);
     }
-    if (hooks.on_sample) hooks.on_sample(progress_.epoch + 1, sample());
+    end_epoch(hooks);
     progress_.next_epoch();
   }
   return finish(TrainEnd::kFinished);
+}
+
+// After the epoch's last step: the lesson's sample, or its accuracies.
+void Trainer::end_epoch(const TrainHooks& hooks) {
+  if (!config_.classifies()) {
+    if (hooks.on_sample) hooks.on_sample(progress_.epoch + 1, sample());
+    return;
+  }
+  auto record = accuracy(config_.eval_iter);
+  model_->train();  // the lesson's model.train() at the next epoch's start
+  record.epoch = progress_.epoch + 1;
+  record.examples_seen = progress_.tokens_seen;
+  progress_.accuracies.push_back(record);
+  if (hooks.on_accuracy) hooks.on_accuracy(record);
+}
+
+AccuracyRecord Trainer::accuracy(std::optional<int64_t> num_batches) {
+  const auto token = parse_class_token(config_.class_token);
+  AccuracyRecord record;
+  // In this order: each pass draws from the generator.
+  const double train = calc_accuracy_loader(model_, *train_loader_, num_batches, token);
+  const double val = calc_accuracy_loader(model_, *val_loader_, num_batches, token);
+  std::tie(record.train_accuracy, record.val_accuracy) = mean_over_ranks(train, val);
+  record.epoch = progress_.epoch;
+  record.examples_seen = progress_.tokens_seen;
+  return record;
+}
+
+double Trainer::test_accuracy(std::optional<int64_t> num_batches) {
+  return calc_accuracy_loader(model_, test_loader(), num_batches, parse_class_token(config_.class_token));
+}
+
+const DataLoader& Trainer::test_loader() const {
+  if (!test_loader_) throw Error("this run has no test split (a classification run has one)");
+  return *test_loader_;
 }
 
 // The epoch's first batch, or, in a resumed run, the batch where it stopped. Starting
@@ -156,7 +217,7 @@ double Trainer::train_step(DataLoader::Iterator& batch) {
   double loss_sum = 0.0;
   int64_t batches = 0;
   while (batches < config_.grad_accum && batch != train_loader_->end()) {
-    const auto loss = calc_loss_batch(model_, *batch);
+    const auto loss = batch_loss_(model_, *batch);
     const double value = loss.item<double>();
     if (!std::isfinite(value)) {
       const auto kept = config_.out_dir.empty() ? std::string("No checkpoint is written without out_dir")
@@ -172,7 +233,9 @@ double Trainer::train_step(DataLoader::Iterator& batch) {
     if (gradient_sync_ && last) gradient_sync_->arm();
     (config_.grad_accum > 1 ? loss / static_cast<double>(config_.grad_accum) : loss).backward();
     loss_sum += value;
-    progress_.tokens_seen += batch->inputs.numel() * (group_ ? group_->world_size() : 1);
+    // Tokens, or examples to classify (the lesson's examples_seen), on every rank.
+    const int64_t seen = config_.classifies() ? batch->inputs.size(0) : batch->inputs.numel();
+    progress_.tokens_seen += seen * (group_ ? group_->world_size() : 1);
     ++batches;
     const auto loading = Clock::now();
     ++batch;
@@ -186,6 +249,16 @@ double Trainer::train_step(DataLoader::Iterator& batch) {
   ++progress_.step;
   times_.steps_seconds += seconds_since(step_start);
   return loss_sum / static_cast<double>(batches);
+}
+
+// Each rank measured its share of the splits: in a data-parallel run, the means over
+// the ranks.
+std::pair<double, double> Trainer::mean_over_ranks(double train, double val) {
+  if (!group_) return {train, val};
+  auto shared = torch::tensor({train, val}, torch::kDouble);
+  group_->all_reduce_sum(shared);
+  shared /= static_cast<double>(group_->world_size());
+  return {shared[0].item<double>(), shared[1].item<double>()};
 }
 
 // In a data-parallel run, the loss shown is the mean over the ranks, and a stop
@@ -216,16 +289,10 @@ StepRecord Trainer::step_record(double step_loss, double seconds, const Training
 EvalRecord Trainer::evaluate() {
   EvalRecord record;
   model_->eval();
-  record.train_loss = calc_loss_loader(model_, *train_loader_, config_.eval_iter);
-  record.val_loss = calc_loss_loader(model_, *val_loader_, config_.eval_iter);
+  const double train_loss = calc_loss_loader(model_, *train_loader_, config_.eval_iter, batch_loss_);
+  const double val_loss = calc_loss_loader(model_, *val_loader_, config_.eval_iter, batch_loss_);
   model_->train();
-  if (group_) {  // each rank evaluated its share: the mean over the ranks
-    auto losses = torch::tensor({record.train_loss, record.val_loss}, torch::kDouble);
-    group_->all_reduce_sum(losses);
-    losses /= static_cast<double>(group_->world_size());
-    record.train_loss = losses[0].item<double>();
-    record.val_loss = losses[1].item<double>();
-  }
+  std::tie(record.train_loss, record.val_loss) = mean_over_ranks(train_loss, val_loss);
   record.step = progress_.step - 1;
   record.epoch = progress_.epoch + 1;
   record.epochs_seen =

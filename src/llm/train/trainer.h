@@ -16,6 +16,7 @@
 #include "llm/text/data_loader.h"
 #include "llm/train/checkpoint.h"
 #include "llm/train/distributed.h"
+#include "llm/train/loss.h"
 #include "llm/train/metrics.h"
 #include "llm/train/train_config.h"
 #include "llm/train/train_data.h"
@@ -47,8 +48,11 @@ struct StepTimes {
 struct TrainHooks {
   std::function<void(const StepRecord&)> on_step;
   std::function<void(const EvalRecord&)> on_eval;
-  /// After each epoch: its number (from 1) and the start_context continued greedily.
+  /// After each epoch of pretraining: its number (from 1) and the start_context
+  /// continued greedily.
   std::function<void(int64_t epoch, const std::string& sample)> on_sample;
+  /// After each epoch of a classification run: its accuracies.
+  std::function<void(const AccuracyRecord&)> on_accuracy;
   /// Checked after each optimizer step; true stops the run there, with a checkpoint.
   std::function<bool()> should_stop;
 };
@@ -58,8 +62,11 @@ enum class TrainEnd { kFinished, kMaxSteps, kStopped };
 
 /// Lesson 5.2's train_model_simple, with checkpoints: AdamW on the lesson's shuffled
 /// training windows, an evaluation every eval_freq steps, a greedy sample after each
-/// epoch. Every random draw (weights, dropout, data order) is the one PyTorch makes
-/// for the same algorithm after the same seed, so the losses equal the reference's.
+/// epoch. With task "classify", lesson 6.7's train_classifier_simple: the same loop on
+/// labelled texts, the class loss, examples counted instead of tokens, and the
+/// accuracies after each epoch instead of a sample. Every random draw (weights,
+/// dropout, data order) is the one PyTorch makes for the same algorithm after the same
+/// seed, so the losses equal the reference's.
 class Trainer {
  public:
   /// A new run on `data` with validated configs: seeds the global generator with
@@ -75,6 +82,13 @@ class Trainer {
   /// with the others; evaluation losses are averaged over the ranks, and only rank 0
   /// writes the checkpoint and metrics.
   Trainer(TrainConfig config, const GPTConfig& model_config, TrainValData data, const BpeTokenizer& tokenizer,
+          torch::Device device = torch::kCPU, std::shared_ptr<ProcessGroup> group = nullptr);
+
+  /// A new run of a model the caller built (a classifier: make_classifier), moved to
+  /// `device`; AdamW takes all its parameters, of which the frozen ones never step.
+  /// The global generator is left as the caller set it (lesson 6.7 seeds it just
+  /// before).
+  Trainer(TrainConfig config, GPTModel model, TrainValData data, const BpeTokenizer& tokenizer,
           torch::Device device = torch::kCPU, std::shared_ptr<ProcessGroup> group = nullptr);
 
   /// Continues the run saved in `checkpoint` (see checkpoint.h; the trainer was built
@@ -104,6 +118,15 @@ class Trainer {
   /// restored after).
   std::string sample();
 
+  /// A classification run's accuracies on the first `num_batches` batches of each
+  /// split (all of them when not given): lesson 6.7's calc_accuracy_loader calls.
+  /// Like the lesson, it leaves the model in eval mode; each pass draws from the
+  /// global generator as PyTorch's loaders do.
+  AccuracyRecord accuracy(std::optional<int64_t> num_batches = std::nullopt);
+  /// The test split's accuracy on its first `num_batches` batches (all of them when
+  /// not given), as lessons 6.6 and 6.7 report it.
+  double test_accuracy(std::optional<int64_t> num_batches = std::nullopt);
+
   GPTModel& model() { return model_; }
   const GPTModel& model() const { return model_; }
   const TrainConfig& config() const { return config_; }
@@ -111,6 +134,12 @@ class Trainer {
   /// The last train() call's step time and data-loading time.
   const StepTimes& step_times() const { return times_; }
   const TrainValData& data() const { return data_; }
+  const DataLoader& train_loader() const { return *train_loader_; }
+  const DataLoader& val_loader() const { return *val_loader_; }
+  /// A classification run's test split, in order (an llm::Error in pretraining).
+  const DataLoader& test_loader() const;
+  /// The loss of one batch: the next-token loss, or the class loss to classify.
+  const BatchLoss& batch_loss() const { return batch_loss_; }
   /// Whether this process speaks for the run: rank 0, or the only process.
   bool is_main() const { return !group_ || group_->is_main(); }
   /// The process group of a data-parallel run (null in a single-process run).
@@ -123,9 +152,12 @@ class Trainer {
   int64_t total_steps() const;
 
  private:
+  void start(torch::Device device);
   DataLoader::Iterator start_epoch();
+  void end_epoch(const TrainHooks& hooks);
   double train_step(DataLoader::Iterator& batch);
   std::pair<double, bool> agree_across_ranks(double step_loss, bool stop);
+  std::pair<double, double> mean_over_ranks(double train, double val);
   StepRecord step_record(double step_loss, double seconds, const TrainingProgress& at_start) const;
   EvalRecord evaluate();
   bool max_steps_reached() const { return config_.max_steps > 0 && progress_.step >= config_.max_steps; }
@@ -138,7 +170,8 @@ class Trainer {
   GPTModel model_{nullptr};
   std::unique_ptr<torch::optim::AdamW> optimizer_;
   TrainValData data_;
-  std::unique_ptr<DataLoader> train_loader_, val_loader_;
+  std::unique_ptr<DataLoader> train_loader_, val_loader_, test_loader_;
+  BatchLoss batch_loss_;  // next-token or class loss, as config_.task says
   std::shared_ptr<ProcessGroup> group_;
   std::unique_ptr<GradientSync> gradient_sync_;
   TrainingProgress progress_;  // all of it goes into a checkpoint

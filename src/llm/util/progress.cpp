@@ -28,9 +28,9 @@ std::string format_duration(double seconds) {
 
 std::string format_progress(const ProgressInfo& p) {
   const int64_t percent = p.total_steps > 0 ? p.step * 100 / p.total_steps : 0;
-  return fmt::format("step {}/{} ({}%) | epoch {}/{} | loss {:.3f} | {} tok/s | {} left", p.step, p.total_steps,
+  return fmt::format("step {}/{} ({}%) | epoch {}/{} | loss {:.3f} | {} {}/s | {} left", p.step, p.total_steps,
                      percent, p.epoch, p.num_epochs, p.loss,
-                     thousands(static_cast<int64_t>(std::llround(p.tokens_per_second))),
+                     thousands(static_cast<int64_t>(std::llround(p.tokens_per_second))), p.unit,
                      format_duration(p.seconds_left));
 }
 

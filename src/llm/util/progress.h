@@ -13,8 +13,9 @@ struct ProgressInfo {
   int64_t epoch = 0;        // from 1
   int64_t num_epochs = 0;
   double loss = 0;
-  double tokens_per_second = 0;
+  double tokens_per_second = 0;  // or examples, as `unit` says
   double seconds_left = 0;
+  const char* unit = "tok";  // "ex" when a classifier counts examples
 };
 
 /// "step 12/90 (13%) | epoch 2/10 | loss 6.124 | 1,234 tok/s | 0:01:05 left"

@@ -1,0 +1,73 @@
+#include "llm/cli/train_run.h"
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+
+#include "llm/cli/cli.h"
+#include "llm/util/files.h"
+#include "llm/util/interrupt.h"
+#include "llm/util/process.h"
+
+namespace llm {
+
+void add_training_output_flags(cxxopts::Options& options) {
+  options.add_options("Output")("no-plot", "Skip the plots")(
+      "progress", "Live progress line on stderr: auto (when a terminal), always or never",
+      cxxopts::value<std::string>()->default_value("auto"), "WHEN");
+}
+
+bool progress_wanted(const cxxopts::ParseResult& args, const Trainer& trainer) {
+  const auto when = args["progress"].as<std::string>();
+  if (when != "auto" && when != "always" && when != "never") {
+    throw cli::BadFlagValue(fmt::format("--progress must be auto, always or never, got '{}'", when));
+  }
+  return trainer.is_main() && (when == "always" || (when == "auto" && ProgressLine::stderr_is_terminal()));
+}
+
+TrainHooks lesson_hooks(ProgressLine& progress, const Trainer& trainer) {
+  TrainHooks hooks;
+  const int64_t num_epochs = trainer.config().num_epochs;
+  const char* unit = trainer.config().classifies() ? "ex" : "tok";
+  hooks.on_step = [&progress, num_epochs, unit](const StepRecord& s) {
+    progress.update({s.step, s.total_steps, s.epoch, num_epochs, s.loss, s.tokens_per_second, s.seconds_left, unit});
+  };
+  hooks.on_eval = [&progress](const EvalRecord& r) {
+    progress.clear();
+    fmt::print("Ep {} (Step {:06d}): Train loss {:.3f}, Val loss {:.3f}\n", r.epoch, r.step, r.train_loss, r.val_loss);
+    std::fflush(stdout);
+  };
+  hooks.should_stop = [] { return StopOnSignal::requested(); };
+  return hooks;
+}
+
+Stopped stopped_run(const Trainer& trainer) {
+  const int64_t step = trainer.progress().step;
+  const int signal = StopOnSignal::signal_number();
+  if (signal == 0) {  // a data-parallel run that another rank's signal stopped
+    return Stopped(fmt::format("stopped after step {} with the other ranks", step), 128 + SIGTERM);
+  }
+  const auto& out_dir = trainer.config().out_dir;
+  return Stopped(fmt::format("stopped by {} after step {}; {}", signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM", step,
+                             out_dir.empty() ? std::string("nothing saved (out_dir is empty)")
+                                             : fmt::format("continue with --resume {}", trainer.checkpoint_path().string())),
+                 128 + signal);
+}
+
+void draw_plot(const cxxopts::ParseResult& args, const std::string& script, const std::vector<std::string>& inputs,
+               const std::string& out) {
+  if (args.count("no-plot") != 0) return;
+  const auto python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  std::vector<std::string> command = {python, script_file(script).string()};
+  command.insert(command.end(), inputs.begin(), inputs.end());
+  command.push_back(out);
+  if (run_process(command) == 0) {
+    fmt::print("Plot: {}\n", out);
+  } else {
+    fmt::print("Plot: not drawn (scripts/{} needs python3 with matplotlib)\n", script);
+  }
+}
+
+}  // namespace llm

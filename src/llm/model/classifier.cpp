@@ -1,0 +1,47 @@
+#include "llm/model/classifier.h"
+
+#include <fmt/format.h>
+
+#include "llm/util/error.h"
+
+namespace llm {
+
+ClassToken parse_class_token(std::string_view name) {
+  if (name == "last") return ClassToken::kLast;
+  if (name == "first") return ClassToken::kFirst;
+  throw Error(fmt::format("class_token must be \"last\" or \"first\", got \"{}\"", name));
+}
+
+void make_classifier(GPTModel& model, int64_t num_classes, std::string_view trainable) {
+  if (trainable != "last-block" && trainable != "head" && trainable != "all") {
+    throw Error(fmt::format("trainable must be \"last-block\", \"head\" or \"all\", got \"{}\"", trainable));
+  }
+  if (num_classes < 2) throw Error(fmt::format("a classifier needs at least 2 classes, got {}", num_classes));
+  for (auto& parameter : model->parameters()) parameter.set_requires_grad(trainable == "all");
+  const auto device = model->device();
+  model->out_head = model->replace_module(
+      "out_head", torch::nn::Linear(torch::nn::LinearOptions(model->config.emb_dim, num_classes)));  // trains
+  model->out_head->to(device);
+  if (trainable == "last-block") {
+    for (auto& parameter : model->trf_blocks[model->trf_blocks->size() - 1]->parameters()) {
+      parameter.set_requires_grad(true);
+    }
+    for (auto& parameter : model->final_norm->parameters()) parameter.set_requires_grad(true);
+  }
+}
+
+int64_t trainable_parameter_count(const torch::nn::Module& module) {
+  int64_t count = 0;
+  for (const auto& parameter : module.parameters()) {
+    if (parameter.requires_grad()) count += parameter.numel();
+  }
+  return count;
+}
+
+torch::Tensor class_logits(GPTModel& model, const torch::Tensor& ids, ClassToken token) {
+  const auto hidden = model->forward_hidden(ids);                          // [b, t, emb_dim]
+  const auto at = hidden.select(1, token == ClassToken::kLast ? -1 : 0);  // [b, emb_dim]
+  return model->out_head(at);                                             // [b, num_classes]
+}
+
+}  // namespace llm

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <string>
+
+#include "llm/io/tensor_archive.h"
+#include "llm/model/gpt_config.h"
+#include "llm/model/gpt_model.h"
+#include "llm/train/train_config.h"
+
+namespace llm {
+
+/// Lessons 6.4-6.5 for a classification run: the GPT of `model_config` with the seed's
+/// weights, or `weights` (a file load_gpt_weights reads: GPT-2's, or a pretraining
+/// run's) when given; then, after torch.manual_seed(seed) as the lesson has it, the
+/// classification head of config.num_classes, with config.trainable choosing what
+/// trains (make_classifier). `source` names `weights` in errors.
+GPTModel classifier_for_run(const GPTConfig& model_config, const TrainConfig& config, const NamedTensors& weights = {},
+                            const std::string& source = "");
+
+}  // namespace llm

@@ -264,3 +264,24 @@ def finetune(cfg, run, data_dir):
     optimizer = torch.optim.AdamW(model.parameters(), lr=run["lr"], weight_decay=run["weight_decay"])
     return before, train_classifier_simple(model, train_loader, val_loader, optimizer, device, run["num_epochs"],
                                    run["eval_freq"], run["eval_iter"], position)
+
+
+def classify_review(text, model, tokenizer, device, max_length=None, pad_token_id=50256):
+    """Lesson 6.8's classify_review (with the label number returned, not the word)."""
+    model.eval()
+
+    # Prepare inputs to the model
+    input_ids = tokenizer.encode(text)
+    supported_context_length = model.pos_emb.weight.shape[0]
+
+    # Truncate sequences if they too long
+    input_ids = input_ids[:min(max_length, supported_context_length)]
+
+    # Pad sequences to the longest sequence
+    input_ids += [pad_token_id] * (max_length - len(input_ids))
+    input_tensor = torch.tensor(input_ids, device=device).unsqueeze(0)  # add batch dimension
+
+    # Model inference
+    with torch.no_grad():
+        logits = model(input_tensor)[:, -1, :]  # Logits of the last output token
+    return torch.argmax(logits, dim=-1).item()

@@ -81,3 +81,9 @@ llm_cli_test(ch06-04:bad-class-token 2 "class_token must be \"last\" or \"first\
              COMMAND ch06-04-finetune ${CLASSIFY} --class-token middle)
 llm_cli_test(ch06-04:bad-task 2 "task must be \"pretrain\" or \"classify\", got \"regress\""
              COMMAND ch06-04-finetune ${CLASSIFY} --task regress)
+llm_cli_test(ch06-05:no-classifier 2 "which classifier. --checkpoint FILE" COMMAND ch06-05-classify)
+llm_cli_test(ch06-05:no-text-in-file 1 "empty.txt': is empty" COMMAND ch06-05-classify --file ${FIXTURES}/empty.txt)
+llm_cli_test(ch06-05:language-model-state-dict 1 "micro-state-dict.pt': 'out_head.weight' has shape \\[100, 16\\], expected \\[2, 16\\]"
+             COMMAND ch06-05-classify --load-state-dict ${PROJECT_SOURCE_DIR}/tests/golden/micro-state-dict.pt
+             --config ${FIXTURES}/configs/micro.json)
+

@@ -40,4 +40,37 @@ bad = [k for k in keys if not torch.equal(whole[k], resumed[k])]
 print(f"{len(keys) - len(bad)} of {len(keys)} entries equal" + (f"; differ: {bad}" if bad else ""))
 sys.exit(1 if bad else 0)
 PY
-echo "OK: lessons 6.6-6.7 equal the lesson's PyTorch, and a resumed run the uninterrupted one"
+
+# Lesson 6.8: the classifier saved as a state dict loads into the lesson's PyTorch model
+# (strict), which classifies texts as ch06-05-classify does, from the state dict and
+# from the checkpoint.
+"${run[@]}" --trainable all --num-epochs 8 --out-dir "$work/saved" --save-state-dict "$work/review_classifier.pth" >/dev/null ||
+  fail "ch06-04-finetune --save-state-dict"
+printf '%s\n' "free prize call now claim cash" "see you at dinner tonight love" "urgent txt win mobile" "ok lar" \
+  >"$work/texts.txt"
+from_checkpoint="$("$bin/ch06-05-classify" --checkpoint "$work/saved/checkpoint.pt" --file "$work/texts.txt")" ||
+  fail "ch06-05-classify --checkpoint"
+from_state_dict="$("$bin/ch06-05-classify" --load-state-dict "$work/review_classifier.pth" --config configs/tiny.json \
+  --max-length 32 --file "$work/texts.txt")" || fail "ch06-05-classify --load-state-dict"
+[ "$from_checkpoint" = "$from_state_dict" ] || fail "checkpoint and state dict classify differently"
+"$python" - "$work/review_classifier.pth" "$work/texts.txt" "$from_checkpoint" <<'PY' || fail "PyTorch classifies differently"
+import json, sys
+sys.path.insert(0, "scripts/reference")
+import torch
+import ch06_classification as ch06, gpt, gpt2_bpe
+cfg = json.load(open("configs/tiny.json"))
+model = gpt.GPTModel(cfg)
+model.out_head = torch.nn.Linear(cfg["emb_dim"], 2)
+model.load_state_dict(torch.load(sys.argv[1]))  # strict: the same keys and shapes
+texts = open(sys.argv[2]).read().splitlines()
+words = ["spam" if ch06.classify_review(t, model, gpt2_bpe.Encoder(), "cpu", max_length=32) == 1 else "not spam"
+         for t in texts]
+print("PyTorch:", words)
+sys.exit(0 if words == sys.argv[3].splitlines() else 1)
+PY
+# A pretraining checkpoint is not a classifier: one line saying so.
+"$bin/ch05-02-train" --train-config configs/train-quick.json --max-steps 1 --out-dir "$work/pretrain" --no-plot >/dev/null ||
+  fail "ch05-02-train"
+"$bin/ch06-05-classify" --checkpoint "$work/pretrain/checkpoint.pt" >"$work/wrong.log" 2>&1 && fail "a pretraining checkpoint classified"
+grep -q "is a pretraining run's; expected a classifier's" "$work/wrong.log" || fail "unclear refusal: $(cat "$work/wrong.log")"
+echo "OK: lessons 6.6-6.8 equal the lesson's PyTorch, and a resumed run the uninterrupted one"

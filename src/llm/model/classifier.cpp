@@ -44,4 +44,18 @@ torch::Tensor class_logits(GPTModel& model, const torch::Tensor& ids, ClassToken
   return model->out_head(at);                                             // [b, num_classes]
 }
 
+int64_t classify_review(GPTModel& model, const BpeTokenizer& tokenizer, std::string_view text, int64_t max_length,
+                        ClassToken token, int64_t pad_token_id) {
+  if (max_length < 1 || max_length > model->config.context_length) {
+    throw Error(fmt::format("max_length ({}) must be in 1..{}, the model's context_length", max_length,
+                            model->config.context_length));
+  }
+  auto ids = tokenizer.encode(text);
+  ids.resize(static_cast<size_t>(max_length), pad_token_id);  // cut, or padded
+  model->eval();
+  torch::NoGradGuard no_grad;
+  const auto input = torch::tensor(ids, torch::kLong).unsqueeze(0).to(model->device());  // [1, max_length]
+  return class_logits(model, input, token).argmax(-1).item<int64_t>();
+}
+
 }  // namespace llm

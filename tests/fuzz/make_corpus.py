@@ -139,6 +139,25 @@ def zip_seeds():
     write("zip", "python-zipfile", (HERE.parent / "golden" / "zip-sample.zip").read_bytes())
 
 
+def csv_seeds():
+    """Lesson 6.2's files: the SMS file's kind of text (a tab: odd first byte) and the
+    CSV that to_csv writes (a comma: even first byte), quoting included."""
+    write("csv", "sms-tsv", b"\x01" + 'ham\tOk lar... Joking wif u oni...\nspam\t"Free entry\nham\tin 2" a wkly comp\n'
+          "ham\tU dun say so early hor\r\n\n".encode())
+    write("csv", "to-csv", b"\x00" + 'Label,Text\n0,"a, b"\n1,"say ""hi"""\n0,"two\nlines"\n'.encode())
+
+
+def email_seeds():
+    """E-mails as the SpamAssassin corpus holds them: plain with a quoted-printable body
+    and an encoded subject, and multipart with an HTML part."""
+    write("email", "plain-qp", "From a@example.com  Tue Aug  6 11:51:02 2002\nSubject: =?iso-8859-1?Q?Caf=E9?=\n"
+          "Content-Type: text/plain; charset=iso-8859-1\nContent-Transfer-Encoding: quoted-printable\n\n"
+          "Cr=E8me br=FBl=E9e for=\n everyone.\n".encode())
+    write("email", "multipart-html", 'Subject: Win\n\tbig\nContent-Type: multipart/alternative; boundary="XYZ"\n\n'
+          "--XYZ\nContent-Type: text/html\nContent-Transfer-Encoding: base64\n\n"
+          "PHA+Q2xpY2smbmJzcDs8Yj5oZXJlPC9iPjwvcD4=\n--XYZ--\n".encode())
+
+
 def archive_records(data):
     """A torch.save archive as fuzz-archive reads it: data.pkl, then data/0, data/1, ...
     each after the separator \\xffREC."""
@@ -156,6 +175,8 @@ if __name__ == "__main__":
     checkpoint_seeds()
     safetensors_seeds()
     zip_seeds()
+    csv_seeds()
+    email_seeds()
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())
         print(f"{folder.name}: {len(files)} files, {sum(f.stat().st_size for f in files)} bytes")

@@ -187,10 +187,12 @@ TEST_CASE("the lesson's tables are refused, naming the input, when a class is mi
                     "'x.zip': no spam rows; expected both classes, ham and spam");
   CHECK_THROWS_WITH(llm::create_balanced_dataset({{"spam", "a"}, {"spam", "b"}, {"ham", "c"}}, 123, "'x.zip'"),
                     Catch::StartsWith("'x.zip': 1 ham rows, fewer than the 2 spam"));
-  CHECK_THROWS_WITH(llm::read_labelled_tsv("ham\tok\nspam\t\n", "'x'"), "'x', line 2: the text is empty; expected a message");
+  CHECK_THROWS_WITH(llm::read_labelled_tsv("ham\tok\nspam\t\n", "'x'"),
+                    "'x', line 2: the text is empty; expected a message");
   CHECK_THROWS_WITH(llm::read_labelled_tsv("\n\n", "'x'"), Catch::StartsWith("'x': no rows"));
   // labelled_tsv writes what read_labelled_tsv (and pandas) read back.
-  const std::vector<llm::LabelledText> rows = {{"ham", "\"starts quoted"}, {"spam", "tab\tand\nnewline"}, {"ham", "plain"}};
+  const std::vector<llm::LabelledText> rows = {
+      {"ham", "\"starts quoted"}, {"spam", "tab\tand\nnewline"}, {"ham", "plain"}};
   const auto back = llm::read_labelled_tsv(llm::labelled_tsv(rows), "'x'");
   REQUIRE(back.size() == 3);
   for (size_t i = 0; i < rows.size(); ++i) CHECK((back[i].label == rows[i].label && back[i].text == rows[i].text));
@@ -228,8 +230,10 @@ TEST_CASE("ClassificationDataset pads with 50256 to the longest text, or cuts an
   const auto [inputs, labels] = cut.get_batch(torch::tensor({1, 0}));
   CHECK(torch::equal(labels, torch::tensor({1, 0})));
   CHECK(inputs.sizes() == torch::IntArrayRef({2, 2}));
-  CHECK_THROWS_WITH(llm::ClassificationDataset({}, tokenizer, std::nullopt, "'e.csv'"), Catch::StartsWith("'e.csv': no examples"));
-  CHECK_THROWS_WITH(llm::ClassificationDataset(rows, tokenizer, 0, "'e.csv'"), "'e.csv': max_length must be positive, got 0");
+  CHECK_THROWS_WITH(llm::ClassificationDataset({}, tokenizer, std::nullopt, "'e.csv'"),
+                    Catch::StartsWith("'e.csv': no examples"));
+  CHECK_THROWS_WITH(llm::ClassificationDataset(rows, tokenizer, 0, "'e.csv'"),
+                    "'e.csv': max_length must be positive, got 0");
 }
 
 // The offline stand-in for the SMS data: what a reader sees of an e-mail.

@@ -20,7 +20,8 @@ struct Size {
   const char* name;
   const char* config;
 };
-constexpr Size kSizes[] = {{"124M", "gpt2-124m"}, {"355M", "gpt2-355m"}, {"774M", "gpt2-774m"}, {"1558M", "gpt2-1558m"}};
+constexpr Size kSizes[] = {
+    {"124M", "gpt2-124m"}, {"355M", "gpt2-355m"}, {"774M", "gpt2-774m"}, {"1558M", "gpt2-1558m"}};
 
 const Size& size_from_flag(const std::string& name) {
   for (const auto& size : kSizes) {

@@ -22,7 +22,9 @@ void print_value_counts(const std::vector<std::pair<std::string, int64_t>>& coun
     count_width = std::max(count_width, std::to_string(count).size());
   }
   fmt::print("Label\n");
-  for (const auto& [label, count] : counts) fmt::print("{:<{}}    {:>{}}\n", label, label_width - 1, count, count_width);
+  for (const auto& [label, count] : counts) {
+    fmt::print("{:<{}}    {:>{}}\n", label, label_width - 1, count, count_width);
+  }
   fmt::print("Name: count, dtype: int64\n");
 }
 
@@ -46,8 +48,8 @@ int main(int argc, char** argv) {
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto seed = llm::cli::seed(args);
     if (seed > 0xFFFFFFFFu) {
-      throw llm::cli::BadFlagValue(
-          fmt::format("--seed {} is pandas' random_state here, a NumPy RandomState seed: expected 0..4294967295", seed));
+      throw llm::cli::BadFlagValue(fmt::format(
+          "--seed {} is pandas' random_state here, a NumPy RandomState seed: expected 0..4294967295", seed));
     }
     const double train_frac = args["train-frac"].as<double>(), validation_frac = args["validation-frac"].as<double>();
     if (!(train_frac > 0 && validation_frac >= 0 && train_frac + validation_frac < 1)) {
@@ -94,17 +96,22 @@ int main(int argc, char** argv) {
 
     std::error_code error;
     std::filesystem::create_directories(out_dir, error);
-    if (error) throw llm::Error(fmt::format("--out-dir '{}': cannot be made a folder ({})", out_dir.string(), error.message()));
+    if (error) {
+      throw llm::Error(fmt::format("--out-dir '{}': cannot be made a folder ({})", out_dir.string(), error.message()));
+    }
     if (dataset == "spam-assassin") {  // the table, in the SMS file's format, for the lesson's own code
       llm::write_file_atomic(out_dir / "SpamAssassin.tsv", llm::labelled_tsv(rows));
     }
-    for (const auto& [name, split] : {std::pair{"train.csv", &splits.train}, std::pair{"validation.csv", &splits.validation},
-                                      std::pair{"test.csv", &splits.test}}) {
+    const std::pair<const char*, const std::vector<llm::Example>*> files[] = {
+        {"train.csv", &splits.train}, {"validation.csv", &splits.validation}, {"test.csv", &splits.test}};
+    for (const auto& [name, split] : files) {
       llm::write_file_atomic(out_dir / name, llm::examples_csv(*split));
       fmt::print("{}: {} rows\n", (out_dir / name).string(), split->size());
     }
     if (args.count("save-outputs") != 0) {
-      const auto csv = [](const std::vector<llm::Example>& split) { return llm::string_to_tensor(llm::examples_csv(split)); };
+      const auto csv = [](const std::vector<llm::Example>& split) {
+        return llm::string_to_tensor(llm::examples_csv(split));
+      };
       llm::save_tensors(args["save-outputs"].as<std::string>(),
                         {{"dataset", llm::string_to_tensor(dataset)},
                          {"source", llm::string_to_tensor(source)},

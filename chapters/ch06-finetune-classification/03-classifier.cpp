@@ -35,7 +35,8 @@ std::string load_weights(const cxxopts::ParseResult& args, llm::GPTModel& model)
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch06-03-classifier", "Lessons 6.4-6.5: a pretrained GPT given a classification head");
+  auto options =
+      llm::cli::options("ch06-03-classifier", "Lessons 6.4-6.5: a pretrained GPT given a classification head");
   llm::add_model_flags(options, "gpt2-124m.json");
   options.add_options("Classifier")("num-classes", "Classes of the new output head",
                                     cxxopts::value<int64_t>()->default_value("2"))(
@@ -46,7 +47,9 @@ int main(int argc, char** argv) {
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto num_classes = llm::cli::positive_flag(args, "num-classes");
     const auto trainable = args["trainable"].as<std::string>();
-    if (num_classes < 2) throw llm::cli::BadFlagValue(fmt::format("--num-classes must be at least 2, got {}", num_classes));
+    if (num_classes < 2) {
+      throw llm::cli::BadFlagValue(fmt::format("--num-classes must be at least 2, got {}", num_classes));
+    }
     if (trainable != "last-block" && trainable != "head" && trainable != "all") {
       throw llm::cli::BadFlagValue(fmt::format("--trainable must be last-block, head or all, got '{}'", trainable));
     }

@@ -127,7 +127,8 @@ int main(int argc, char** argv) {
     auto hooks = llm::lesson_hooks(progress, *trainer);
     hooks.on_accuracy = [&progress](const llm::AccuracyRecord& r) {
       progress.clear();
-      fmt::print("Training accuracy: {} | Validation accuracy: {}\n", percent(r.train_accuracy), percent(r.val_accuracy));
+      fmt::print("Training accuracy: {} | Validation accuracy: {}\n", percent(r.train_accuracy),
+                 percent(r.val_accuracy));
       std::fflush(stdout);
     };
     const auto started = std::chrono::steady_clock::now();
@@ -138,8 +139,8 @@ int main(int argc, char** argv) {
     if (end != llm::TrainEnd::kStopped) {  // lesson 6.7's accuracies on the whole of each split
       const auto accuracy = trainer->accuracy();
       const double test_accuracy = trainer->test_accuracy();
-      fmt::print("Training accuracy: {}\nValidation accuracy: {}\nTest accuracy: {}\n", percent(accuracy.train_accuracy),
-                 percent(accuracy.val_accuracy), percent(test_accuracy));
+      fmt::print("Training accuracy: {}\nValidation accuracy: {}\nTest accuracy: {}\n",
+                 percent(accuracy.train_accuracy), percent(accuracy.val_accuracy), percent(test_accuracy));
     }
     if (trainer->is_main()) write_outputs(args, *trainer, before);
     if (end == llm::TrainEnd::kStopped) throw llm::stopped_run(*trainer);

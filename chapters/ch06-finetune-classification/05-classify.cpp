@@ -50,7 +50,9 @@ Classifier load_classifier(const cxxopts::ParseResult& args) {
   } else if (args.count("load-state-dict") != 0) {
     const auto path = args["load-state-dict"].as<std::string>();
     c.num_classes = llm::cli::positive_flag(args, "num-classes");
-    if (c.num_classes < 2) throw llm::cli::BadFlagValue(fmt::format("--num-classes must be at least 2, got {}", c.num_classes));
+    if (c.num_classes < 2) {
+      throw llm::cli::BadFlagValue(fmt::format("--num-classes must be at least 2, got {}", c.num_classes));
+    }
     c.model = llm::GPTModel(llm::config_from_flags(args));
     llm::make_classifier(c.model, c.num_classes, "last-block");
     llm::load_state_dict(*c.model, llm::load_tensors(path), path);
@@ -88,13 +90,16 @@ std::vector<std::string> texts_to_classify(const cxxopts::ParseResult& args) {
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch06-05-classify", "Lesson 6.8: classify texts as spam or not spam");
-  options.add_options("Classifier")("checkpoint", "A ch06-04-finetune checkpoint", cxxopts::value<std::string>(), "FILE")(
-      "load-state-dict", "A classifier's state dict (the lesson's review_classifier.pth)", cxxopts::value<std::string>(),
-      "FILE")("num-classes", "With --load-state-dict: the head's classes", cxxopts::value<int64_t>()->default_value("2"))(
-      "max-length", "Pad or cut each text to this many tokens (default: the checkpoint's training length; 120, the "
-                    "lesson's, for a state dict)",
-      cxxopts::value<int64_t>(), "N")("class-token", "last or first (default: the checkpoint's; last)",
-                                       cxxopts::value<std::string>(), "WHICH")(
+  options.add_options("Classifier")(
+      "checkpoint", "A ch06-04-finetune checkpoint", cxxopts::value<std::string>(), "FILE")(
+      "load-state-dict", "A classifier's state dict (the lesson's review_classifier.pth)",
+      cxxopts::value<std::string>(), "FILE")(
+      "num-classes", "With --load-state-dict: the head's classes", cxxopts::value<int64_t>()->default_value("2"))(
+      "max-length",
+      "Pad or cut each text to this many tokens (default: the checkpoint's training length; 120, the lesson's, for "
+      "a state dict)",
+      cxxopts::value<int64_t>(), "N")(
+      "class-token", "last or first (default: the checkpoint's; last)", cxxopts::value<std::string>(), "WHICH")(
       "text", "A text to classify (repeatable)", cxxopts::value<std::vector<std::string>>(), "TEXT")(
       "file", "A file of texts, one per line", cxxopts::value<std::string>(), "FILE");
   llm::add_config_flag(options, "gpt2-124m-finetune.json");
@@ -105,9 +110,11 @@ int main(int argc, char** argv) {
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     std::vector<int64_t> labels;
     for (const auto& text : texts) {
-      const auto label = llm::classify_review(classifier.model, tokenizer, text, classifier.max_length, classifier.token);
+      const auto label =
+          llm::classify_review(classifier.model, tokenizer, text, classifier.max_length, classifier.token);
       labels.push_back(label);
-      fmt::print("{}\n", classifier.num_classes == 2 ? (label == 1 ? "spam" : "not spam") : fmt::format("class {}", label));
+      const bool spam_or_not = classifier.num_classes == 2;  // the lesson's words
+      fmt::print("{}\n", spam_or_not ? (label == 1 ? "spam" : "not spam") : fmt::format("class {}", label));
     }
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),

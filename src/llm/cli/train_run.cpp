@@ -50,9 +50,10 @@ Stopped stopped_run(const Trainer& trainer) {
     return Stopped(fmt::format("stopped after step {} with the other ranks", step), 128 + SIGTERM);
   }
   const auto& out_dir = trainer.config().out_dir;
+  const auto next = out_dir.empty() ? std::string("nothing saved (out_dir is empty)")
+                                    : fmt::format("continue with --resume {}", trainer.checkpoint_path().string());
   return Stopped(fmt::format("stopped by {} after step {}; {}", signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM", step,
-                             out_dir.empty() ? std::string("nothing saved (out_dir is empty)")
-                                             : fmt::format("continue with --resume {}", trainer.checkpoint_path().string())),
+                             next),
                  128 + signal);
 }
 

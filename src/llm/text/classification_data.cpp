@@ -79,7 +79,8 @@ std::vector<Example> create_balanced_dataset(const std::vector<LabelledText>& ro
                                              std::string_view source) {
   const auto ham = rows_labelled(rows, "ham"), spam = rows_labelled(rows, "spam");
   if (ham.empty() || spam.empty()) {
-    throw Error(fmt::format("{}: no {} rows; expected both classes, ham and spam", source, ham.empty() ? "ham" : "spam"));
+    throw Error(fmt::format("{}: no {} rows; expected both classes, ham and spam", source,
+                            ham.empty() ? "ham" : "spam"));
   }
   if (ham.size() < spam.size()) {
     throw Error(fmt::format("{}: {} ham rows, fewer than the {} spam; the lesson samples ham down to the spam count",

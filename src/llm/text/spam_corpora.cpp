@@ -358,8 +358,7 @@ std::vector<LabelledText> read_spam_assassin(const std::filesystem::path& folder
     const auto dir = folder / group.folder;
     std::error_code error;
     if (!std::filesystem::is_directory(dir, error)) {
-      throw Error(fmt::format("SpamAssassin corpus: no folder '{}'; expected the groups {} (scripts/fetch-data.sh "
-                              "spam)",
+      throw Error(fmt::format("SpamAssassin corpus: no folder '{}'; expected the groups {} (scripts/fetch-data.sh)",
                               dir.string(), "easy-ham-1, easy-ham-2, hard-ham-1, spam-1 and spam-2"));
     }
     std::vector<std::filesystem::path> files;

@@ -79,7 +79,9 @@ void TrainConfig::validate(std::string_view source) const {
   if (trainable != "last-block" && trainable != "head" && trainable != "all") {
     fail("trainable", "\"last-block\", \"head\" or \"all\"", quoted(trainable));
   }
-  if (class_token != "last" && class_token != "first") fail("class_token", "\"last\" or \"first\"", quoted(class_token));
+  if (class_token != "last" && class_token != "first") {
+    fail("class_token", "\"last\" or \"first\"", quoted(class_token));
+  }
   if (max_length < 0) fail("max_length", ">= 0 (0: the longest training text)", max_length);
   // The settings are saved as JSON in every checkpoint and metrics file, and JSON
   // holds UTF-8 only: a file name or text that is not would cost the run its results.

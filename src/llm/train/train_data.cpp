@@ -48,7 +48,9 @@ TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokeni
 
 TrainValData load_train_val(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) {
   const auto path = data_path(config);
-  if (!config.classifies()) return split_train_val(read_text_file(path), tokenizer, config, context_length, path.string());
+  if (!config.classifies()) {
+    return split_train_val(read_text_file(path), tokenizer, config, context_length, path.string());
+  }
   const auto split = [&](const char* name, std::optional<int64_t> max_length) {
     const auto file = path / name;
     auto dataset = std::make_shared<const ClassificationDataset>(read_examples_csv(file), tokenizer, max_length,

@@ -66,7 +66,8 @@ void Trainer::start(torch::Device device) {
   train_loader_ = std::make_unique<DataLoader>(data_.train, train_options);
   val_loader_ = std::make_unique<DataLoader>(data_.val, val_options);
   if (data_.test) {  // all of it on every rank
-    test_loader_ = std::make_unique<DataLoader>(data_.test, DataLoaderOptions(config_.batch_size).shuffle(false).drop_last(false));
+    const auto in_order = DataLoaderOptions(config_.batch_size).shuffle(false).drop_last(false);
+    test_loader_ = std::make_unique<DataLoader>(data_.test, in_order);
   }
 }
 

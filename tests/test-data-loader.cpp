@@ -148,9 +148,8 @@ TEST_CASE("NumpyRandomState draws what NumPy's RandomState and pandas' sample dr
   CHECK_THROWS_AS(wide.choice_without_replacement(5, 6), llm::Error);
 }
 
-// Lesson 6.2's shapes: 747 spam and 747 ham make 1045 / 149 / 300 rows, which make the
-// lesson's 130 / 19 / 38 batches of 8.
-TEST_CASE("balancing and splitting give the lesson's sizes, and batches of 8 its batch counts") {
+// Lesson 6.2's shapes: 747 spam and 747 ham make 1045 / 149 / 300 rows.
+TEST_CASE("balancing and splitting give the lesson's sizes") {
   std::vector<llm::LabelledText> table;
   for (int i = 0; i < 4825 + 747; ++i) table.push_back({i % 7 == 3 && i < 7 * 747 ? "spam" : "ham", std::to_string(i)});
   const auto counts = llm::value_counts(table);
@@ -171,8 +170,18 @@ TEST_CASE("balancing and splitting give the lesson's sizes, and batches of 8 its
   CHECK(splits.train.size() == 1045);
   CHECK(splits.validation.size() == 149);
   CHECK(splits.test.size() == 300);
+}
 
+TEST_CASE("the lesson's 1045 / 149 / 300 examples make its 130 / 19 / 38 batches of 8") {
+  llm::test::data_or_skip("gpt2/encoder.json");
+  llm::test::data_or_skip("gpt2/vocab.bpe");
   const auto tokenizer = llm::BpeTokenizer::gpt2();
+  const auto examples = [](int64_t n) {
+    std::vector<llm::Example> rows;
+    for (int64_t i = 0; i < n; ++i) rows.push_back({i % 2, "text " + std::to_string(i)});
+    return rows;
+  };
+  const llm::ExampleSplits splits{examples(1045), examples(149), examples(300)};
   const auto loader = [&](const std::vector<llm::Example>& rows, bool train) {
     return llm::DataLoader(std::make_shared<llm::ClassificationDataset>(rows, tokenizer, std::nullopt, "t"),
                            llm::DataLoaderOptions(8).shuffle(train).drop_last(train));
@@ -218,6 +227,8 @@ TEST_CASE("read_examples_csv reads to_csv's files and names what is wrong in oth
 }
 
 TEST_CASE("ClassificationDataset pads with 50256 to the longest text, or cuts and pads to max_length") {
+  llm::test::data_or_skip("gpt2/encoder.json");
+  llm::test::data_or_skip("gpt2/vocab.bpe");
   const auto tokenizer = llm::BpeTokenizer::gpt2();
   const std::vector<llm::Example> rows = {{0, "Do you have time"}, {1, "Hi"}};
   const llm::ClassificationDataset longest(rows, tokenizer, std::nullopt, "t");

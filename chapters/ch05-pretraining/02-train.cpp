@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
   llm::add_training_output_flags(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    llm::check_training_output_flags(args);
     const auto run = llm::training_run_from_flags(args);  // every flag checked before the data loads
     if (args.count("save-safetensors") != 0 && run.model_config.attention == "gqa") {
       throw llm::cli::BadFlagValue("--save-safetensors writes GPT-2's layout, which has no grouped-query attention");

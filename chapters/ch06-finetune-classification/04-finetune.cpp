@@ -109,6 +109,7 @@ int main(int argc, char** argv) {
   llm::add_training_output_flags(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    llm::check_training_output_flags(args);
     const auto run = llm::training_run_from_flags(args);  // every flag checked before the data loads
     if (!run.config.classifies()) {
       throw llm::cli::BadFlagValue(fmt::format("this step classifies: the run's task must be \"classify\", got \"{}\" "

@@ -67,7 +67,8 @@ llm_cli_test(ch06-03:trainable-unknown 2 "--trainable must be last-block, head o
              COMMAND ch06-03-classifier --trainable some)
 llm_cli_test(ch06-03:one-class 2 "--num-classes must be at least 2, got 1" COMMAND ch06-03-classifier --num-classes 1)
 llm_cli_test(ch06-04:pretrain-config 2 "this step classifies: the run's task must be \"classify\", got \"pretrain\""
-             COMMAND ch06-04-finetune --train-config ${CFG}/train-quick.json)
+             COMMAND ch06-04-finetune --train-config ${CFG}/train-quick.json
+                     --out-dir ${CMAKE_CURRENT_BINARY_DIR}/classify-bad)
 llm_cli_test(ch06-04:text-longer-than-context 1
              "long-text/train.csv': the longest training text has 100 tokens, more than the model's context_length 64. set max_length"
              NEEDS ${GPT2} COMMAND ch06-04-finetune ${CLASSIFY} --max-length 0 --data ${SPAM}/long-text)

@@ -14,8 +14,11 @@ namespace llm {
 /// The output flags every training executable has: --no-plot and --progress.
 void add_training_output_flags(cxxopts::Options& options);
 
-/// Whether --progress (auto, always or never; a cli::BadFlagValue otherwise) asks for
-/// the live progress line, which only rank 0 draws.
+/// Checks the output flags' values (--progress: auto, always or never), a
+/// cli::BadFlagValue otherwise: called before anything slow is loaded.
+void check_training_output_flags(const cxxopts::ParseResult& args);
+
+/// Whether --progress asks for the live progress line, which only rank 0 draws.
 bool progress_wanted(const cxxopts::ParseResult& args, const Trainer& trainer);
 
 /// The live progress line of each step, the stop requests of Ctrl-C and SIGTERM, and

@@ -14,6 +14,7 @@
 #include "llm/model/classifier.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/train/checkpoint.h"
+#include "llm/train/finetune.h"
 #include "llm/util/files.h"
 
 namespace {
@@ -41,9 +42,7 @@ Classifier load_classifier(const cxxopts::ParseResult& args) {
       throw llm::Error(fmt::format("checkpoint '{}' is a pretraining run's; expected a classifier's (ch06-04-finetune)",
                                    path));
     }
-    c.model = llm::GPTModel(llm::checkpoint_model_config(checkpoint, path));
-    llm::make_classifier(c.model, run.num_classes, run.trainable);
-    llm::load_state_dict(*c.model, llm::checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", path));
+    c.model = llm::checkpoint_model(checkpoint, path);
     c.max_length = run.max_length;
     c.token = llm::parse_class_token(run.class_token);
     c.num_classes = run.num_classes;

@@ -8,7 +8,6 @@
 #include <variant>
 
 #include "llm/io/state_dict.h"
-#include "llm/model/classifier.h"
 #include "llm/model/gpt_config.h"
 #include "llm/cli/cli.h"
 #include "llm/cli/model_flags.h"
@@ -228,12 +227,7 @@ GPTModel trained_model_from_flags(const cxxopts::ParseResult& args) {
     throw cli::BadFlagValue("--checkpoint holds its own config and weights; leave out --config and --load-state-dict");
   }
   const auto path = args["checkpoint"].as<std::string>();
-  const auto checkpoint = load_checkpoint(path);
-  GPTModel model(checkpoint_model_config(checkpoint, path));
-  if (const auto run = checkpoint_train_config(checkpoint, path); run.classifies()) {
-    make_classifier(model, run.num_classes, run.trainable);  // its head's shape; the weights come next
-  }
-  load_state_dict(*model, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", path));
+  auto model = checkpoint_model(load_checkpoint(path), path);
   model->to(cli::device(args));
   return model;
 }

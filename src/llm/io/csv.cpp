@@ -87,6 +87,10 @@ std::vector<CsvRecord> read_delimited(std::string_view text, char separator, std
 
 std::string csv_field(std::string_view field, char separator) {
   if (field.find_first_of(std::string{separator, '"', '\n'}) == std::string_view::npos) return std::string(field);
+  return quoted_field(field);
+}
+
+std::string quoted_field(std::string_view field) {
   std::string out = "\"";
   for (const char c : field) {
     if (c == '"') out += '"';

@@ -24,6 +24,9 @@ struct CsvRecord {
 /// A quote still open at the end is an llm::Error naming `source` and its line.
 std::vector<CsvRecord> read_delimited(std::string_view text, char separator, std::string_view source);
 
+/// `field` between quotes, each '"' in it doubled: how a delimited file holds any text.
+std::string quoted_field(std::string_view field);
+
 /// `field` as pandas' DataFrame.to_csv writes it (Python's csv.QUOTE_MINIMAL with "\n"
 /// line ends): between quotes, each '"' doubled, when it holds the separator, a '"' or
 /// a '\n'; as it is otherwise.

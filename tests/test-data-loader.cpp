@@ -7,6 +7,7 @@
 #include "llm/text/classification_dataset.h"
 #include "llm/text/data_loader.h"
 #include "llm/text/distributed_sampler.h"
+#include "llm/text/instruction_data.h"
 #include "llm/text/spam_corpora.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
@@ -280,4 +281,106 @@ TEST_CASE("spam_assassin_text reads the subject and the text of an e-mail's body
   std::string nested = "Subject: deep\nContent-Type: multipart/mixed; boundary=b\n\n";
   for (int i = 0; i < 50; ++i) nested += "--b\nContent-Type: multipart/mixed; boundary=b\n\n";
   CHECK(llm::spam_assassin_text(nested) == "deep");  // nesting beyond a few levels is not followed
+}
+
+TEST_CASE("custom_collate: the lesson's toy batch, its cut and exercise 7.2's mask") {
+  const std::vector<std::vector<int64_t>> batch = {{0, 1, 2, 3, 4}, {5, 6}, {7, 8, 9}};
+  const auto [inputs, targets] = llm::custom_collate(batch);
+  CHECK(torch::equal(inputs, torch::tensor({0L, 1L, 2L, 3L, 4L, 5L, 6L, 50256L, 50256L, 50256L, 7L, 8L, 9L, 50256L,
+                                            50256L})
+                                 .view({3, 5})));
+  CHECK(torch::equal(targets, torch::tensor({1L, 2L, 3L, 4L, 50256L, 6L, 50256L, -100L, -100L, -100L, 8L, 9L, 50256L,
+                                             -100L, -100L})
+                                  .view({3, 5})));
+  llm::InstructionDataset::Options cut;
+  cut.allowed_max_length = 3;
+  const auto [short_inputs, short_targets] = llm::custom_collate(batch, cut);
+  CHECK(torch::equal(short_inputs, inputs.slice(1, 0, 3)));
+  CHECK(torch::equal(short_targets, targets.slice(1, 0, 3)));
+  // The prompt's first length - 1 targets are ignored: here prompts of 3, 1 and 2 tokens.
+  const auto [masked_inputs, masked_targets] = llm::custom_collate(batch, {}, {3, 1, 2});
+  CHECK(torch::equal(masked_inputs, inputs));
+  CHECK(torch::equal(masked_targets[0].slice(0, 0, 3), torch::tensor({-100L, -100L, 3L})));
+  CHECK(masked_targets[1][0].item<int64_t>() == 6);
+  CHECK(torch::equal(masked_targets[2].slice(0, 0, 2), torch::tensor({-100L, 9L})));
+  // A text holding the padding id itself: every 50256 target after the first is ignored.
+  const auto [_, with_pad] = llm::custom_collate({{1, 50256, 2}});
+  CHECK(torch::equal(with_pad[0], torch::tensor({50256L, 2L, -100L})));
+}
+
+TEST_CASE("format_input, the response marker and the split are the lesson's") {
+  const llm::InstructionEntry with_input{"Identify the correct spelling of the following word.", "Ocassion",
+                                         "The correct spelling is 'Occasion.'", ""};
+  CHECK(llm::format_input(with_input) + llm::format_response(with_input) ==
+        "Below is an instruction that describes a task. Write a response that appropriately completes the request."
+        "\n\n### Instruction:\nIdentify the correct spelling of the following word.\n\n### Input:\nOcassion"
+        "\n\n### Response:\nThe correct spelling is 'Occasion.'");
+  const llm::InstructionEntry no_input{"What is an antonym of 'complicated'?", "", "An antonym is 'simple'.", ""};
+  CHECK(llm::format_input(no_input).find("### Input") == std::string::npos);
+  CHECK(llm::format_input(with_input, llm::PromptStyle::kPhi3) ==
+        "<|user|>\nIdentify the correct spelling of the following word.\nOcassion");
+  CHECK(llm::format_response(with_input, llm::PromptStyle::kPhi3) == "\n<|assistant|>:\nThe correct spelling is 'Occasion.'");
+  CHECK_THROWS_WITH(llm::parse_prompt_style("chatml"), Catch::Contains("\"alpaca\" or \"phi3\""));
+
+  const std::vector<llm::InstructionEntry> entries(1100, no_input);
+  const auto split = llm::split_instruction_data(entries);
+  CHECK(split.train.size() == 935);
+  CHECK(split.test.size() == 110);
+  CHECK(split.validation.size() == 55);
+
+  const auto prompt = llm::format_input(no_input);
+  CHECK(llm::extract_response(prompt + "\n\n### Response:\n  It is 'simple'.\u3000\n", prompt) == "It is 'simple'.");
+  CHECK(llm::extract_response(prompt + "\n<|assistant|>:\nYes", prompt, llm::PromptStyle::kPhi3) == "Yes");
+  CHECK(llm::extract_response(prompt, prompt).empty());
+  CHECK(llm::extract_response("caf\u00e9 ### Response: ok", "caf\u00e9") == "ok");  // Python's len() counts code points
+}
+
+TEST_CASE("instruction data: the lesson's JSON in, Python's json.dump(indent=4) out, bad entries named") {
+  const auto entries = llm::parse_instruction_data(
+      R"([{"instruction": "Say \"hi\"", "input": "", "output": "caf\u00e9\n\ud83d\ude00", "extra": 1},
+          {"instruction": "Add", "output": "2", "model_response": "two"}])",
+      "x.json");
+  REQUIRE(entries.size() == 2);
+  CHECK(entries[0].output == "caf\u00e9\n\U0001F600");
+  CHECK(entries[1].input.empty());
+  CHECK(entries[1].model_response == "two");
+  CHECK(llm::instruction_data_json(entries) ==
+        "[\n    {\n        \"instruction\": \"Say \\\"hi\\\"\",\n        \"input\": \"\",\n"
+        "        \"output\": \"caf\\u00e9\\n\\ud83d\\ude00\",\n        \"model_response\": \"\"\n    },\n"
+        "    {\n        \"instruction\": \"Add\",\n        \"input\": \"\",\n        \"output\": \"2\",\n"
+        "        \"model_response\": \"two\"\n    }\n]");
+  CHECK_THROWS_WITH(llm::parse_instruction_data(R"({"instruction": "x"})", "d.json"),
+                    Catch::Contains("'d.json': expected a JSON list of entries, got object"));
+  CHECK_THROWS_WITH(llm::parse_instruction_data(R"([{"instruction": "x"}])", "d.json"),
+                    Catch::Contains("entry 0: no \"output\""));
+  CHECK_THROWS_WITH(llm::parse_instruction_data(R"([{"output": "x"}])", "d.json"),
+                    Catch::Contains("entry 0: no \"instruction\""));
+  CHECK_THROWS_WITH(llm::parse_instruction_data(R"([{"instruction": 3, "output": "x"}])", "d.json"),
+                    Catch::Contains("\"instruction\" must be a string, got number"));
+  CHECK_THROWS_WITH(llm::parse_instruction_data(R"([1])", "d.json"), Catch::Contains("entry 0: expected an object"));
+  CHECK_THROWS_WITH(llm::parse_instruction_data("[]", "d.json"), Catch::Contains("no entries"));
+  CHECK_THROWS_WITH(llm::parse_instruction_data(R"([{"instruction": "x", "output": "a<|endoftext|>b"}])", "d.json"),
+                    Catch::Contains("entry 0: \"output\" holds <|endoftext|>"));
+  CHECK_THROWS_WITH(llm::parse_instruction_data("[{", "d.json"), Catch::Contains("not valid JSON"));
+}
+
+TEST_CASE("InstructionDataset batches through custom_collate, with its prompt lengths when masking") {
+  llm::test::data_or_skip("gpt2/encoder.json");
+  llm::test::data_or_skip("gpt2/vocab.bpe");
+  const auto tokenizer = llm::BpeTokenizer::gpt2();
+  const std::vector<llm::InstructionEntry> entries = {{"Add 2 and 2.", "", "4", ""}, {"Name a color.", "", "Blue.", ""}};
+  llm::InstructionDataset::Options options;
+  options.mask_instructions = true;
+  const llm::InstructionDataset dataset(entries, tokenizer, options);
+  REQUIRE(dataset.size() == 2);
+  const auto& texts = dataset.encoded_texts();
+  CHECK(texts[0] == tokenizer.encode(llm::format_input(entries[0]) + llm::format_response(entries[0])));
+  const auto [inputs, targets] = dataset.get_batch(torch::tensor({1L, 0L}));
+  const auto [expected_inputs, expected_targets] = llm::custom_collate(
+      {texts[1], texts[0]}, options,
+      {static_cast<int64_t>(tokenizer.encode(llm::format_input(entries[1])).size()),
+       static_cast<int64_t>(tokenizer.encode(llm::format_input(entries[0])).size())});
+  CHECK(torch::equal(inputs, expected_inputs));
+  CHECK(torch::equal(targets, expected_targets));
+  CHECK((targets[0] == -100).sum().item<int64_t>() > 20);  // the prompt's tokens
 }

@@ -4,11 +4,16 @@
 #include <csignal>
 #include <fstream>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "helpers.h"
 #include "llm/io/csv.h"
+#include "llm/io/http.h"
+#include "llm/io/ollama.h"
 #include "llm/io/safetensors.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/io/zip.h"
@@ -409,4 +414,37 @@ TEST_CASE("read_delimited and csv_field split and quote as pandas does") {
   REQUIRE(records.size() == 2);
   CHECK(records[0].line == 1);
   CHECK(records[1].line == 4);
+}
+
+TEST_CASE("parse_score: Python's int() of a score, nothing else") {
+  CHECK(llm::parse_score("85") == 85);
+  CHECK(llm::parse_score(" 85\n") == 85);
+  CHECK(llm::parse_score("+7") == 7);
+  CHECK(llm::parse_score("-3") == -3);
+  CHECK(llm::parse_score("1_00") == 100);
+  for (const char* bad : {"", " ", "85.0", "85 out of 100", "Score: 85", "1__0", "_1", "1_", "+", "0x10", "85%",
+                          "99999999999999999999999"}) {
+    INFO(bad);
+    CHECK_FALSE(llm::parse_score(bad).has_value());
+  }
+}
+
+TEST_CASE("the HTTP client says when nothing listens") {
+  // A port that was free a moment ago: bind, read it, close.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  socklen_t size = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size);
+  ::close(fd);
+  const llm::HttpEndpoint endpoint{"127.0.0.1", ntohs(address.sin_port)};
+  try {
+    llm::query_model("hi", "llama3", endpoint, std::chrono::seconds(2));
+    FAIL("no error");
+  } catch (const llm::HttpError& e) {
+    CHECK(e.kind == llm::HttpError::Kind::kUnreachable);
+    CHECK_THAT(e.what(), Catch::Contains("nothing listens on http://127.0.0.1:"));
+  }
 }

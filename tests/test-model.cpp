@@ -301,17 +301,96 @@ TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA and 
   }
 }
 
-TEST_CASE("linear_or_matvec: a single row through the matrix-vector path equals the layer's output") {
+TEST_CASE("Linear: the same seed gives nn.Linear's weights, draws and output") {
+  for (const bool bias : {true, false}) {
+    torch::manual_seed(7);
+    torch::nn::Linear theirs(torch::nn::LinearOptions(48, 80).bias(bias));
+    const auto after_theirs = torch::rand({4});
+    torch::manual_seed(7);
+    llm::Linear ours(48, 80, bias);
+    const auto after_ours = torch::rand({4});
+    CHECK(torch::equal(ours->weight, theirs->weight));
+    CHECK(ours->bias.defined() == bias);
+    if (bias) CHECK(torch::equal(ours->bias, theirs->bias));
+    CHECK(torch::equal(after_ours, after_theirs));  // as many draws
+    CHECK(ours->named_parameters().keys() == theirs->named_parameters().keys());
+    const auto x = torch::randn({2, 3, 48});
+    llm::test::check_close(ours(x), theirs(x), "Linear", llm::test::tolerance::kSameMath);
+  }
+}
+
+TEST_CASE("LoRA: appendix E's counts, a no-op until it trains, and a merge that keeps the function") {
+  const auto config = llm::load_gpt_config(llm::config_file("tiny.json"));
+  torch::manual_seed(123);
+  llm::GPTModel model(config);
+  model->eval();  // no dropout: the same input, the same logits
+  const auto x = torch::randint(config.vocab_size, {2, 6}, torch::kLong);
+  const auto before = model(x);
+  const auto keys = model->named_parameters().keys();
+  for (auto& parameter : model->parameters()) parameter.set_requires_grad(false);
+
+  torch::manual_seed(3);
+  const auto added = llm::add_lora(*model, 4, 8.0);
+  CHECK(added == config.n_layers * 6 + 1);  // W_query, W_key, W_value, out_proj, two in ff; out_head
+  CHECK(llm::has_lora(*model));
+  torch::manual_seed(3);  // the first Linear's LoRA draws first
+  auto first_a = torch::empty({config.emb_dim, 4});
+  torch::nn::init::kaiming_uniform_(first_a, std::sqrt(5.0));
+  CHECK(torch::equal(model->trf_blocks[0]->as<llm::TransformerBlock>()->att->W_query->lora->A, first_a));
+  int64_t lora_parameters = 0;
+  for (const auto& parameter : model->parameters()) lora_parameters += parameter.requires_grad() ? parameter.numel() : 0;
+  const int64_t e = config.emb_dim, v = config.vocab_size;
+  CHECK(lora_parameters == config.n_layers * (4 * (e * 4 + 4 * e) + 2 * (e * 4 + 4 * 4 * e)) + e * 4 + 4 * v);
+  llm::test::check_close(model(x), before, "LoRA with B = 0", llm::test::tolerance::kSameMath);
+  CHECK_THROWS_WITH(llm::add_lora(*model, 4, 8.0), Catch::Contains("has a LoRA already"));
+
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& item : model->named_parameters()) {
+      if (item.key().find(".lora.B") != std::string::npos) item.value().normal_(0.0, 0.02);
+    }
+  }
+  const auto with_lora = model(x);
+  CHECK_FALSE(torch::allclose(with_lora, before));
+  CHECK(llm::merge_lora(*model) == added);
+  CHECK_FALSE(llm::has_lora(*model));
+  CHECK(model->named_parameters().keys() == keys);  // the plain GPT's state dict again
+  llm::test::check_close(model(x), with_lora, "merged LoRA", llm::test::tolerance::kForward);
+}
+
+TEST_CASE("LoRA: the appendix's 124M classifier trains 2,666,528 parameters") {
+  auto config = llm::load_gpt_config(llm::config_file("gpt2-124m.json"));
+  torch::manual_seed(123);
+  llm::GPTModel model(config);
+  model->out_head = model->replace_module("out_head", llm::Linear(config.emb_dim, 2));
+  int64_t total = 0;
+  for (auto& parameter : model->parameters()) total += parameter.numel();
+  CHECK(total == 124'441'346);
+  for (auto& parameter : model->parameters()) parameter.set_requires_grad(false);
+  llm::add_lora(*model, 16, 16.0);
+  int64_t trainable = 0;
+  for (const auto& parameter : model->parameters()) trainable += parameter.requires_grad() ? parameter.numel() : 0;
+  CHECK(trainable == 2'666'528);
+}
+
+TEST_CASE("Linear::forward_matvec: a single row through the matrix-vector path equals forward") {
   torch::manual_seed(5);
   for (const bool bias : {true, false}) {
-    torch::nn::Linear layer(torch::nn::LinearOptions(48, 80).bias(bias));
-    for (const auto& shape : std::vector<std::vector<int64_t>>{{1, 1, 48}, {48}, {1, 48}, {3, 48}, {2, 1, 48}}) {
-      const auto x = torch::randn(shape);
-      const auto ours = llm::linear_or_matvec(layer, x);
-      const auto theirs = layer(x);
-      INFO("bias " << bias << ", input " << llm::shape(x));
-      CHECK(ours.sizes() == theirs.sizes());
-      llm::test::check_close(ours, theirs, "linear", llm::test::tolerance::kSameMath);
+    llm::Linear layer(48, 80, bias);
+    for (const bool lora : {false, true}) {
+      if (lora) {
+        layer->lora = layer->register_module("lora", llm::LoRA(48, 80, 4, 8.0));
+        torch::NoGradGuard no_grad;
+        layer->lora->B.normal_();  // B starts at zeros: give the update something to add
+      }
+      for (const auto& shape : std::vector<std::vector<int64_t>>{{1, 1, 48}, {48}, {1, 48}, {3, 48}, {2, 1, 48}}) {
+        const auto x = torch::randn(shape);
+        const auto ours = layer->forward_matvec(x);
+        const auto theirs = layer(x);
+        INFO("bias " << bias << ", LoRA " << lora << ", input " << llm::shape(x));
+        CHECK(ours.sizes() == theirs.sizes());
+        llm::test::check_close(ours, theirs, "linear", llm::test::tolerance::kSameMath);
+      }
     }
   }
 }

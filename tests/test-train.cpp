@@ -277,6 +277,46 @@ TEST_CASE("the fused output layer and cross-entropy equal the unfused ones, loss
   }
 }
 
+TEST_CASE("the fused loss leaves out ignore_index targets as cross_entropy does, loss and gradients") {
+  torch::manual_seed(12);
+  const auto hidden = torch::randn({2, 5, 16}, torch::requires_grad());
+  const auto weight = (torch::randn({300, 16}) * 0.3).requires_grad_(true);
+  auto targets = torch::randint(0, 300, {2, 5}, torch::kLong);
+  targets.index_put_({1, torch::indexing::Slice(2)}, llm::kIgnoreIndex);  // padding
+  targets.index_put_({0, 0}, llm::kIgnoreIndex);                          // a masked prompt token
+  const auto loss = llm::linear_cross_entropy(hidden, weight, targets);
+  const auto grads = torch::autograd::grad({loss}, {hidden, weight});
+  const auto reference = llm::token_cross_entropy(hidden.matmul(weight.t()), targets);
+  const auto expected = torch::autograd::grad({reference}, {hidden, weight});
+  llm::test::check_close(loss, reference, "loss", llm::test::tolerance::kSameMath);
+  llm::test::check_close(grads[0], expected[0], "d loss / d hidden", llm::test::tolerance::kSameMath);
+  llm::test::check_close(grads[1], expected[1], "d loss / d weight", llm::test::tolerance::kSameMath);
+  CHECK(grads[0][1][3].abs().sum().item<double>() == 0.0);  // an ignored position gets no gradient
+  // The lesson's example (7.3): [0, 1, -100] gives the loss of the first two alone.
+  const auto logits = torch::tensor({{-1.0F, 1.0F}, {-0.5F, 1.5F}, {-0.5F, 1.5F}}).unsqueeze(0);
+  CHECK(llm::token_cross_entropy(logits, torch::tensor({0L, 1L, llm::kIgnoreIndex}).unsqueeze(0)).item<float>() ==
+        Approx(1.1269).epsilon(1e-4));
+}
+
+TEST_CASE("calc_loss_batch: with a LoRA on out_head, the loss of the logits the model computes") {
+  torch::manual_seed(4);
+  llm::GPTModel model(llm::load_gpt_config(llm::config_file("tiny.json")));
+  model->eval();
+  for (auto& parameter : model->parameters()) parameter.set_requires_grad(false);
+  llm::add_lora(*model, 4, 8.0);
+  {
+    torch::NoGradGuard no_grad;
+    model->out_head->lora->B.normal_();  // the update is not zero
+  }
+  const llm::Batch batch{torch::randint(0, 50257, {2, 8}, torch::kLong), torch::randint(0, 50257, {2, 8}, torch::kLong)};
+  const auto loss = llm::calc_loss_batch(model, batch);
+  llm::test::check_close(loss, llm::token_cross_entropy(model(batch.inputs), batch.targets), "loss with LoRA",
+                         llm::test::tolerance::kSameMath);
+  loss.backward();
+  CHECK(model->out_head->lora->A.grad().abs().sum().item<double>() > 0);  // the head's LoRA trains
+  CHECK_FALSE(model->out_head->weight.grad().defined());                  // its weight does not
+}
+
 TEST_CASE("the learning rate: linear warmup, then constant or cosine down to min_lr") {
   llm::TrainConfig config;
   config.lr = 1e-3;

@@ -19,11 +19,6 @@
 
 namespace {
 
-std::string one_line(std::string text) {
-  for (auto& c : text) c = c == '\n' ? ' ' : c;
-  return text;
-}
-
 void print_run(const llm::Trainer& trainer) {
   const auto& config = trainer.config();
   const auto& model = trainer.model()->config;
@@ -79,6 +74,7 @@ int main(int argc, char** argv) {
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     llm::check_training_output_flags(args);
     const auto run = llm::training_run_from_flags(args);  // every flag checked before the data loads
+    llm::require_task(run, "pretrain");
     if (args.count("save-safetensors") != 0 && run.model_config.attention == "gqa") {
       throw llm::cli::BadFlagValue("--save-safetensors writes GPT-2's layout, which has no grouped-query attention");
     }
@@ -93,7 +89,7 @@ int main(int argc, char** argv) {
     auto hooks = llm::lesson_hooks(progress, *trainer);
     hooks.on_sample = [&progress](int64_t, const std::string& sample) {
       progress.clear();
-      fmt::print("{}\n", one_line(sample));
+      fmt::print("{}\n", llm::one_line(sample));
       std::fflush(stdout);
     };
     const int64_t first_step = trainer->progress().step;

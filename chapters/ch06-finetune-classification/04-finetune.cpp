@@ -3,7 +3,9 @@
 // 2.153, Val loss 2.392", "Training accuracy: 70.00% | Validation accuracy: 72.50%"),
 // the final accuracies on every split, and the loss and accuracy plots. The trainer is
 // chapter 5's: checkpoints, --resume, Ctrl-C, metrics and the progress line work here
-// too.
+// too. Appendix E is the same run with LoRA: --train-config train-classify-lora.json
+// (or --lora-rank 16 --lora-alpha 16 --lr 8e-4) freezes the classifier, gives every
+// Linear a LoRA, prints the appendix's parameter counts and trains the LoRA alone.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -23,16 +25,7 @@ namespace {
 void print_run(const llm::Trainer& trainer, const llm::TrainingRun& run) {
   const auto& config = trainer.config();
   const auto& data = trainer.data();
-  fmt::print("Weights: {}\n", run.initial_weights_path.empty() && run.checkpoint_path.empty()
-                                  ? fmt::format("none: an untrained GPT, random weights of seed {} (--load-state-dict "
-                                                "takes GPT-2's: scripts/download-gpt2.sh 124M)",
-                                                config.seed)
-                                  : fmt::format("'{}'", run.checkpoint_path.empty() ? run.initial_weights_path
-                                                                                    : run.checkpoint_path));
-  fmt::print("Model: {} parameters, {} trainable (--trainable {}); {} layers, emb_dim {}, context {}\n",
-             llm::thousands(llm::parameter_count(*trainer.model())),
-             llm::thousands(llm::trainable_parameter_count(*trainer.model())), config.trainable,
-             trainer.model()->config.n_layers, trainer.model()->config.emb_dim, trainer.model()->config.context_length);
+  llm::print_finetuned_model(trainer, run, "124M", "--trainable " + config.trainable);
   fmt::print("Data: '{}': {} training, {} validation and {} test texts, each padded to {} tokens\n", config.data,
              data.train->size(), data.val->size(), data.test->size(), data.max_length);
   fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
@@ -69,10 +62,7 @@ torch::Tensor before_training(llm::Trainer& trainer) {
 // The accuracies per epoch as JSON lines, and both plots, beside the checkpoint.
 void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer, const torch::Tensor& before) {
   const auto& config = trainer.config();
-  if (args.count("save-state-dict") != 0) {
-    llm::save_tensors(args["save-state-dict"].as<std::string>(), llm::state_dict(*trainer.model()));
-    fmt::print("State dict: {}\n", args["save-state-dict"].as<std::string>());
-  }
+  llm::save_finetuned_state_dict(args, trainer, "State dict:");
   if (!config.out_dir.empty()) {
     const std::filesystem::path dir(config.out_dir);
     std::string lines;
@@ -104,18 +94,15 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch06-04-finetune", "Lessons 6.6-6.7: finetune a GPT to classify spam");
   llm::add_run_flags(options, "train-classify.json");
   options.add_options("Output")("save-state-dict", "At the end, also write the classifier's weights (a PyTorch "
-                                                   "state_dict: the lesson's review_classifier.pth)",
+                                                   "state_dict: the lesson's review_classifier.pth; a LoRA "
+                                                   "merged into them)",
                                 cxxopts::value<std::string>(), "FILE");
   llm::add_training_output_flags(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     llm::check_training_output_flags(args);
     const auto run = llm::training_run_from_flags(args);  // every flag checked before the data loads
-    if (!run.config.classifies()) {
-      throw llm::cli::BadFlagValue(fmt::format("this step classifies: the run's task must be \"classify\", got \"{}\" "
-                                               "(ch05-02-train pretrains)",
-                                               run.config.task));
-    }
+    llm::require_task(run, "classify");
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     const auto trainer = llm::make_trainer(run, args, tokenizer);
     if (!trainer->is_main()) std::freopen("/dev/null", "w", stdout);

@@ -39,8 +39,8 @@ Classifier load_classifier(const cxxopts::ParseResult& args) {
     const auto checkpoint = llm::load_checkpoint(path);
     const auto run = llm::checkpoint_train_config(checkpoint, path);
     if (!run.classifies()) {
-      throw llm::Error(fmt::format("checkpoint '{}' is a pretraining run's; expected a classifier's (ch06-04-finetune)",
-                                   path));
+      throw llm::Error(fmt::format("checkpoint '{}' is {} run's; expected a classifier's (ch06-04-finetune)", path,
+                                   run.instructs() ? "an instruction-finetuning" : "a pretraining"));
     }
     c.model = llm::checkpoint_model(checkpoint, path);
     c.max_length = run.max_length;

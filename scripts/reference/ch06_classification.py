@@ -1,8 +1,10 @@
 """Lesson 6.2-6.3 as the chapter writes them (ch06.ipynb): create_balanced_dataset,
 random_split and SpamDataset, with pandas (Debian's python3-pandas) and PyTorch's
 DataLoader. The seed is a parameter where the lesson writes random_state=123;
-tiktoken's encoder is gpt2_bpe.Encoder (OpenAI's encoder.py on the same vocabulary)."""
+tiktoken's encoder is gpt2_bpe.Encoder (OpenAI's encoder.py on the same vocabulary).
+Lessons 6.4-6.8 and appendix E's LoRA (appendix-E.ipynb) follow, as they write them."""
 import io
+import math
 import zipfile
 
 import pandas as pd
@@ -244,16 +246,70 @@ def classifier(cfg, seed, num_classes=2, trainable="last-block", weights=None):
     return model
 
 
+class LoRALayer(torch.nn.Module):
+    """Appendix E's LoRALayer."""
+    def __init__(self, in_dim, out_dim, rank, alpha):
+        super().__init__()
+        self.A = torch.nn.Parameter(torch.empty(in_dim, rank))
+        torch.nn.init.kaiming_uniform_(self.A, a=math.sqrt(5))  # similar to standard weight initialization
+        self.B = torch.nn.Parameter(torch.zeros(rank, out_dim))
+        self.alpha = alpha
+        self.rank = rank
+
+    def forward(self, x):
+        x = (self.alpha / self.rank) * (x @ self.A @ self.B)
+        return x
+
+
+class LinearWithLoRA(torch.nn.Module):
+    """Appendix E's LinearWithLoRA."""
+    def __init__(self, linear, rank, alpha):
+        super().__init__()
+        self.linear = linear
+        self.lora = LoRALayer(
+            linear.in_features, linear.out_features, rank, alpha
+        )
+
+    def forward(self, x):
+        return self.linear(x) + self.lora(x)
+
+
+def replace_linear_with_lora(model, rank, alpha):
+    """Appendix E's replace_linear_with_lora."""
+    for name, module in model.named_children():
+        if isinstance(module, torch.nn.Linear):
+            # Replace the Linear layer with LinearWithLoRA
+            setattr(model, name, LinearWithLoRA(module, rank, alpha))
+        else:
+            # Recursively apply the same function to child modules
+            replace_linear_with_lora(module, rank, alpha)
+
+
+def add_lora(model, run, loaders, device):
+    """Appendix E's cells between the new head and training: every parameter frozen,
+    the accuracy on 10 batches of each split after torch.manual_seed(seed), then a
+    LoRA for every Linear."""
+    for param in model.parameters():
+        param.requires_grad = False
+    torch.manual_seed(run["seed"])
+    for loader in loaders:
+        calc_accuracy_loader(loader, model, device, num_batches=10)
+    replace_linear_with_lora(model, rank=run["lora_rank"], alpha=run["lora_alpha"])
+
+
 def finetune(cfg, run, data_dir):
     """ch06-04-finetune's run, as the lesson's cells make it: the datasets and loaders,
     the classifier, 6.6's accuracies and losses before training, then 6.7's training
-    after torch.manual_seed(seed). Returns 6.6's numbers (the accuracies, then the losses,
+    after torch.manual_seed(seed); with lora_rank set, appendix E's LoRA before 6.6's
+    numbers. Returns 6.6's numbers (the accuracies, then the losses,
     of the three splits) and train_classifier_simple's lists."""
     seed, device = run["seed"], torch.device("cpu")
     position = -1 if run.get("class_token", "last") == "last" else 0
     train_dataset, val_dataset, test_dataset = datasets(data_dir, run.get("max_length") or None)
     train_loader, val_loader, test_loader = loaders(train_dataset, val_dataset, test_dataset, seed, run["batch_size"])
     model = classifier(cfg, seed, run.get("num_classes", 2), run.get("trainable", "last-block"))
+    if run.get("lora_rank"):
+        add_lora(model, run, (train_loader, val_loader, test_loader), device)
     torch.manual_seed(seed)
     before = [calc_accuracy_loader(loader, model, device, num_batches=10, position=position)
               for loader in (train_loader, val_loader, test_loader)]

@@ -23,6 +23,7 @@ import ch02_data_loader
 import ch02_simple_tokenizer as simple
 import ch05_train
 import ch06_classification as ch06
+import ch07_instruction as ch07
 from common import GOLDEN, TOLERANCES, closeness, data_file
 import gpt
 import bpe_train
@@ -221,6 +222,78 @@ def spam_classifier(saved, seed):
     return out
 
 
+def data_path(name):
+    """A data file as a run names it: the path as given, else the data folder's file."""
+    return pathlib.Path(name) if pathlib.Path(name).exists() else data_file(name)
+
+
+@step("ch07-01-data", ["data", "prompt_style", "entries", "split_sizes", "prompt_0", "prompt_1"])
+def instruction_data(saved, seed):
+    """Lesson 7.2: the same entries formatted by the lesson's format_input (or exercise
+    7.1's format_input_phi) with their responses, and the lesson's split."""
+    data = ch07.load(data_path(as_string(saved["data"])))
+    style = as_string(saved["prompt_style"])
+    out = {}
+    for k, index in enumerate(saved["entries"].tolist()):
+        prompt, response = ch07.prompt_and_response(data[index], style)
+        out[f"prompt_{k}"] = string_tensor(prompt + response)
+    train, test, val = ch07.split(data)
+    out["split_sizes"] = torch.tensor([len(train), len(val), len(test)])
+    return out
+
+
+@step("ch07-02-batching", ["data", "batch_size", "allowed_max_length", "prompt_style", "mask_instructions",
+                           "toy_inputs", "toy_targets", "losses", "train_lengths", "last_inputs", "last_targets"])
+def instruction_batching(saved, seed):
+    """Lesson 7.3: custom_collate_fn on the lesson's toy batch, its loss example, and the
+    loaders after torch.manual_seed(seed): every training batch's length and the last
+    batch (exercise 7.2's masking collate when asked)."""
+    toy_inputs, toy_targets = ch07.custom_collate_fn(([0, 1, 2, 3, 4], [5, 6], [7, 8, 9]))
+    logits_2 = torch.tensor([[-1.0, 1.0], [-0.5, 1.5], [-0.5, 1.5]])
+    losses = torch.stack([torch.nn.functional.cross_entropy(logits_2[:2], torch.tensor([0, 1])),
+                          torch.nn.functional.cross_entropy(logits_2, torch.tensor([0, 1, 1])),
+                          torch.nn.functional.cross_entropy(logits_2, torch.tensor([0, 1, -100]))])
+    train, test, val = ch07.split(ch07.load(data_path(as_string(saved["data"]))))
+    train_loader, _, _ = ch07.loaders(train, val, test, seed, int(saved["batch_size"]), int(saved["allowed_max_length"]),
+                                      as_string(saved["prompt_style"]), bool(int(saved["mask_instructions"])))
+    batches = list(train_loader)
+    return {"toy_inputs": toy_inputs, "toy_targets": toy_targets, "losses": losses,
+            "train_lengths": torch.tensor([inputs.shape[1] for inputs, _ in batches]),
+            "last_inputs": batches[-1][0], "last_targets": batches[-1][1]}
+
+
+def lesson_model(checkpoint):
+    """The lesson's GPT with a checkpoint's weights (and appendix E's LoRA wrapper,
+    whose weight sits one level down, when the run had one)."""
+    cfg = json.loads(as_string(checkpoint["config/model"]))
+    run = json.loads(as_string(checkpoint["config/train"]))
+    model = gpt.GPTModel(cfg)
+    if run.get("lora_rank"):
+        ch06.replace_linear_with_lora(model, rank=run["lora_rank"], alpha=run["lora_alpha"])
+    state = model.state_dict()
+    def name(key):
+        module, leaf = key.rsplit(".", 1)
+        return key if key in state else f"{module}.linear.{leaf}"
+    model.load_state_dict({name(k[len("model/"):]): v for k, v in checkpoint.items() if k.startswith("model/")},
+                          strict=False)
+    model.eval()
+    return model, cfg, run
+
+
+@step("ch07-04-responses", ["data", "checkpoint", "prompt_style", "max_new_tokens", "responses"])
+def instruction_responses(saved, seed):
+    """Lesson 7.7: the checkpoint's model in the lesson's code answers every test
+    entry with the lesson's generate (greedy, eos 50256); the responses must be the
+    same text."""
+    if not as_string(saved["checkpoint"]):
+        sys.exit("compare: ch07-04-responses from a state dict: run it with --checkpoint to compare")
+    model, cfg, _ = lesson_model(torch.load(as_string(saved["checkpoint"])))
+    _, test, _ = ch07.split(ch07.load(data_path(as_string(saved["data"]))))
+    style = as_string(saved["prompt_style"])
+    texts = [ch07.response(model, entry, cfg, style, int(saved["max_new_tokens"])) for entry in test]
+    return {"responses": string_tensor("\x00".join(texts))}
+
+
 @step("ch03-01-simplified-attention", ["input", "scores", "weights", "context"])
 def simplified_attention(saved, seed):
     # The lesson's sentence, or torch.rand drawn right after the seed.
@@ -366,6 +439,19 @@ def classify_run(saved, seed):
             "accuracy/val": torch.tensor(val_accs, dtype=torch.float64)}
 
 
+def instruct_run(saved, seed):
+    """Replays a ch07-03-finetune run (its --save-outputs is its checkpoint) from the
+    start with the lesson's code: the losses before training and of every evaluation
+    must agree."""
+    cfg = json.loads(as_string(saved["config/model"]))
+    run = json.loads(as_string(saved["config/train"]))
+    run["data"] = str(data_path(run["data"]))
+    before, (train_losses, val_losses, _) = ch07.finetune(cfg, run)
+    out = {"before_training": torch.tensor(before, dtype=torch.float64)} if "before_training" in saved else {}
+    return out | {"history/train_loss": torch.tensor(train_losses, dtype=torch.float64),
+                  "history/val_loss": torch.tensor(val_losses, dtype=torch.float64)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file")
@@ -386,7 +472,7 @@ def main():
     if args.step is None and "kind" in saved:  # a module's run (chapters 3 and 4)
         name = bytes(saved["kind"].tolist()).decode()
         rebuild = (attention_run if name in attention.KINDS else train_run if name == "train"
-                   else classify_run if name == "classify" else model_run)
+                   else classify_run if name == "classify" else instruct_run if name == "instruct" else model_run)
     else:
         keys = set(saved) - {"seed"}
         name = args.step or next((n for n, (k, _) in STEPS.items() if k == keys or

@@ -59,3 +59,11 @@ class Encoder:
             token = "".join(self.byte_encoder[b] for b in piece.encode("utf-8"))
             ids.extend(self.encoder[t] for t in self.bpe(token))
         return ids
+
+    def decode(self, ids):
+        """encoder.py's decode: the tokens' bytes, as UTF-8 with errors="replace"."""
+        if not hasattr(self, "decoder"):
+            self.decoder = {v: k for k, v in self.encoder.items()}
+            self.byte_decoder = {v: k for k, v in self.byte_encoder.items()}
+        text = "".join(self.decoder[i] for i in ids)
+        return bytearray(self.byte_decoder[c] for c in text).decode("utf-8", errors="replace")

@@ -61,6 +61,10 @@ add_test(NAME cli:ch06:finetune:compare-with-pytorch
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/classify_run.sh ${BIN} ${PYTHON_TORCH} ${CMAKE_CURRENT_BINARY_DIR}/classify-run
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch06:finetune:compare-with-pytorch PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+add_test(NAME cli:ch06:lora:compare-with-pytorch
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/lora_run.sh ${BIN} ${PYTHON_TORCH} ${CMAKE_CURRENT_BINARY_DIR}/lora-run
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch06:lora:compare-with-pytorch PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
 
 set(CLASSIFY --train-config ${CFG}/train-classify-quick.json --out-dir ${CMAKE_CURRENT_BINARY_DIR}/classify-bad)
 llm_cli_test(ch06-03:trainable-unknown 2 "--trainable must be last-block, head or all, got 'some'"
@@ -80,8 +84,15 @@ llm_cli_test(ch06-04:bad-trainable 2 "trainable must be \"last-block\", \"head\"
              COMMAND ch06-04-finetune ${CLASSIFY} --trainable most)
 llm_cli_test(ch06-04:bad-class-token 2 "class_token must be \"last\" or \"first\", got \"middle\""
              COMMAND ch06-04-finetune ${CLASSIFY} --class-token middle)
-llm_cli_test(ch06-04:bad-task 2 "task must be \"pretrain\" or \"classify\", got \"regress\""
+llm_cli_test(ch06-04:bad-task 2 "task must be \"pretrain\", \"classify\" or \"instruct\", got \"regress\""
              COMMAND ch06-04-finetune ${CLASSIFY} --task regress)
+llm_cli_test(ch06-04:negative-lora-rank 2 "lora_rank must be >= 0 \\(0: no LoRA\\), got -1"
+             COMMAND ch06-04-finetune ${CLASSIFY} --lora-rank -1)
+llm_cli_test(ch06-04:zero-lora-alpha 2 "lora_alpha must be positive, got 0"
+             COMMAND ch06-04-finetune ${CLASSIFY} --lora-rank 4 --lora-alpha 0)
+llm_cli_test(ch05-02:lora-pretraining 2 "lora_rank must be 0 when pretraining \\(LoRA finetunes: task classify or instruct\\), got 4"
+             COMMAND ch05-02-train --train-config ${CFG}/train-quick.json --lora-rank 4
+                     --out-dir ${CMAKE_CURRENT_BINARY_DIR}/classify-bad)
 llm_cli_test(ch06-05:no-classifier 2 "which classifier. --checkpoint FILE" COMMAND ch06-05-classify)
 llm_cli_test(ch06-05:no-text-in-file 1 "empty.txt': is empty" COMMAND ch06-05-classify --file ${FIXTURES}/empty.txt)
 llm_cli_test(ch06-05:language-model-state-dict 1 "micro-state-dict.pt': 'out_head.weight' has shape \\[100, 16\\], expected \\[2, 16\\]"

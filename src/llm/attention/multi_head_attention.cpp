@@ -1,7 +1,6 @@
 #include "llm/attention/multi_head_attention.h"
 
 #include "llm/attention/scaled_dot_product.h"
-#include "llm/util/linear.h"
 
 namespace llm {
 namespace {
@@ -19,7 +18,7 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(const AttentionOptions& o) : opti
   check_attention_options(o, "MultiHeadAttention", /*heads=*/true, /*groups=*/true);
   const int64_t kv_width = o.kv_heads() * (o.d_out() / o.num_heads());
   const auto projection = [&](const char* name, int64_t in, int64_t out, bool bias) {
-    return register_module(name, torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias)));
+    return register_module(name, Linear(in, out, bias));
   };
   // Each layout is its lesson's, down to the order in which the projections draw their
   // initial weights, so that the same seed gives the lesson's weights.
@@ -49,22 +48,22 @@ const torch::Tensor& MultiHeadAttentionImpl::mask_for(const torch::Tensor& x) {
 torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
   check_attention_input(x, options.d_in(), options.context_length(), "MultiHeadAttention");
   const int64_t h = options.num_heads(), g = options.kv_heads();
-  const auto keys = for_query_heads(split_heads(linear(W_key, x), g), h);      // [b, h, t, hd]
-  const auto queries = split_heads(linear(W_query, x), h);                     // [b, h, t, hd]
-  const auto values = for_query_heads(split_heads(linear(W_value, x), g), h);  // [b, h, t, hd]
-  return linear(out_proj, merge_heads(causal_attention(queries, keys, values, mask_for(x), dropout)));  // [b, t, d_out]
+  const auto keys = for_query_heads(split_heads(W_key(x), g), h);      // [b, h, t, hd]
+  const auto queries = split_heads(W_query(x), h);                     // [b, h, t, hd]
+  const auto values = for_query_heads(split_heads(W_value(x), g), h);  // [b, h, t, hd]
+  return out_proj(merge_heads(causal_attention(queries, keys, values, mask_for(x), dropout)));  // [b, t, d_out]
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
   check_cached_input(x, cache, options.d_in(), options.context_length(), "MultiHeadAttention");
   const int64_t h = options.num_heads(), g = options.kv_heads();
-  // linear_or_matvec(): one token at a time is a matrix-vector product.
-  const auto queries = split_heads(linear_or_matvec(W_query, x), h);  // [b, h, t, hd]
-  const auto [keys, values] = cache.append(split_heads(linear_or_matvec(W_key, x), g),
-                                           split_heads(linear_or_matvec(W_value, x), g));  // [b, g, past + t, hd]
+  // forward_matvec(): one token at a time is a matrix-vector product.
+  const auto queries = split_heads(W_query->forward_matvec(x), h);  // [b, h, t, hd]
+  const auto [keys, values] = cache.append(split_heads(W_key->forward_matvec(x), g),
+                                           split_heads(W_value->forward_matvec(x), g));  // [b, g, past + t, hd]
   const auto context =
       causal_attention(queries, for_query_heads(keys, h), for_query_heads(values, h), mask_for(x), dropout);
-  return linear_or_matvec(out_proj, merge_heads(context));  // [b, t, d_out]
+  return out_proj->forward_matvec(merge_heads(context));  // [b, t, d_out]
 }
 
 }  // namespace llm

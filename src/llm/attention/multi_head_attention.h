@@ -4,6 +4,7 @@
 
 #include "llm/attention/attention_options.h"
 #include "llm/attention/kv_cache.h"
+#include "llm/util/linear.h"
 
 namespace llm {
 
@@ -25,7 +26,7 @@ struct MultiHeadAttentionImpl : torch::nn::Module {
   torch::Tensor forward_cached(const torch::Tensor& x, LayerKVCache& cache);
 
   AttentionOptions options;
-  torch::nn::Linear W_query{nullptr}, W_key{nullptr}, W_value{nullptr}, out_proj{nullptr};
+  Linear W_query{nullptr}, W_key{nullptr}, W_value{nullptr}, out_proj{nullptr};
   torch::nn::Dropout dropout{nullptr};
   torch::Tensor mask;  // [context_length, context_length]; a buffer of multi-head attention only
 

@@ -186,16 +186,32 @@ TrainingRun training_run_from_flags(const cxxopts::ParseResult& args) {
   return run;
 }
 
+void require_task(const TrainingRun& run, std::string_view task) {
+  if (run.config.task == task) return;
+  const auto does = task == "pretrain" ? "pretrains" : task == "classify" ? "classifies" : "finetunes on instructions";
+  throw cli::BadFlagValue(fmt::format("this step {}: the run's task must be \"{}\", got \"{}\" (ch05-02-train "
+                                      "pretrains, ch06-04-finetune classifies, ch07-03-finetune follows instructions)",
+                                      does, task, run.config.task));
+}
+
 std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, const cxxopts::ParseResult& args,
                                       const BpeTokenizer& tokenizer) {
   auto data = load_train_val(run.config, run.model_config.context_length, tokenizer);
   auto group = run.distributed ? std::make_shared<ProcessGroup>(*run.distributed) : nullptr;
   const auto device = run_device(args, run.distributed);
-  if (run.config.classifies()) {  // lessons 6.4-6.7: the pretrained GPT, its new head, then AdamW after a seed
+  if (run.config.classifies() || run.config.instructs()) {
+    // Finetuning: the pretrained GPT made ready (lessons 6.4-6.5 give it a new head,
+    // lesson 7.5 takes it as it is), then AdamW after a seed, as the lessons have it.
     auto config = run.config;
-    // The length the texts were padded to, kept in the checkpoint for classifying later.
-    config.max_length = data.max_length;
-    auto model = classifier_for_run(run.model_config, config, run.initial_weights, run.initial_weights_path);
+    GPTModel model{nullptr};
+    if (config.classifies()) {
+      config.max_length = data.max_length;  // the texts' padded length, kept for classifying later
+      model = classifier_for_run(run.model_config, config, run.initial_weights, run.initial_weights_path);
+    } else {
+      // The lesson's sample after each epoch continues the first validation entry's prompt.
+      config.start_context = format_input(data.instructions.validation.front(), parse_prompt_style(config.prompt_style));
+      model = instruction_model_for_run(run.model_config, config, run.initial_weights, run.initial_weights_path);
+    }
     torch::manual_seed(static_cast<uint64_t>(config.seed));
     auto trainer = std::make_unique<Trainer>(config, std::move(model), std::move(data), tokenizer, device,
                                              std::move(group));

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/train/trainer.h"
@@ -47,6 +48,11 @@ struct TrainingRun {
   std::string initial_weights_path;
 };
 TrainingRun training_run_from_flags(const cxxopts::ParseResult& args);
+
+/// A cli::BadFlagValue unless the run's task is `task` ("pretrain", "classify" or
+/// "instruct"): each training step runs the task of its chapter, and says which step
+/// runs the others.
+void require_task(const TrainingRun& run, std::string_view task);
 
 /// A trainer for `run`: its text read, split and windowed, its process group joined,
 /// its state restored from the checkpoint. `tokenizer` must outlive it.

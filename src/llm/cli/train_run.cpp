@@ -7,11 +7,46 @@
 #include <filesystem>
 
 #include "llm/cli/cli.h"
+#include "llm/io/state_dict.h"
+#include "llm/model/classifier.h"
 #include "llm/util/files.h"
 #include "llm/util/interrupt.h"
 #include "llm/util/process.h"
+#include "llm/util/show.h"
 
 namespace llm {
+
+void print_finetuned_model(const Trainer& trainer, const TrainingRun& run, const std::string& gpt2_size,
+                           const std::string& trainable) {
+  const auto& config = trainer.config();
+  if (run.initial_weights_path.empty() && run.checkpoint_path.empty()) {
+    fmt::print("Weights: none: an untrained GPT, random weights of seed {} (--load-state-dict takes GPT-2's: "
+               "scripts/download-gpt2.sh {})\n",
+               config.seed, gpt2_size);
+  } else {
+    fmt::print("Weights: '{}'\n", run.checkpoint_path.empty() ? run.initial_weights_path : run.checkpoint_path);
+  }
+  const auto& model = trainer.model();
+  const auto all = parameter_count(*model), trains = trainable_parameter_count(*model);
+  if (config.uses_lora()) {  // appendix E's counts: the model, frozen, then its LoRA
+    fmt::print("Total trainable parameters before: {}\nTotal trainable parameters after: 0\nTotal trainable LoRA "
+               "parameters: {}\n",
+               thousands(all - trains), thousands(trains));
+  }
+  fmt::print("Model: {} parameters, {} trainable ({}); {} layers, emb_dim {}, context {}\n", thousands(all),
+             thousands(trains),
+             config.uses_lora()
+                 ? fmt::format("LoRA of rank {} and alpha {} on every Linear", config.lora_rank, config.lora_alpha)
+                 : trainable,
+             model->config.n_layers, model->config.emb_dim, model->config.context_length);
+}
+
+void save_finetuned_state_dict(const cxxopts::ParseResult& args, const Trainer& trainer, const std::string& label) {
+  if (args.count("save-state-dict") == 0) return;
+  const auto path = args["save-state-dict"].as<std::string>();
+  save_tensors(path, merged_state_dict(*trainer.model()));
+  fmt::print("{} {}{}\n", label, path, trainer.config().uses_lora() ? " (the LoRA merged into the Linear weights)" : "");
+}
 
 void add_training_output_flags(cxxopts::Options& options) {
   options.add_options("Output")("no-plot", "Skip the plots")(

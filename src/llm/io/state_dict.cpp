@@ -6,18 +6,36 @@
 #include <unordered_map>
 
 #include "llm/util/error.h"
+#include "llm/util/linear.h"
 
 namespace llm {
 
-NamedTensors state_dict(const torch::nn::Module& module) {
+namespace {
+
+NamedTensors state_dict(const torch::nn::Module& module, bool merge_lora) {
   NamedTensors out;
   for (const auto& item : module.named_modules(/*name_prefix=*/"", /*include_self=*/true)) {
+    if (merge_lora && item.value()->as<LoRAImpl>() != nullptr) continue;  // folded into its Linear below
     const std::string prefix = item.key().empty() ? "" : item.key() + ".";
-    for (const auto& p : item.value()->named_parameters(/*recurse=*/false)) out.emplace_back(prefix + p.key(), p.value());
+    const auto* linear = merge_lora ? item.value()->as<LinearImpl>() : nullptr;
+    for (const auto& p : item.value()->named_parameters(/*recurse=*/false)) {
+      if (linear != nullptr && linear->lora && p.key() == "weight") {
+        torch::NoGradGuard no_grad;
+        out.emplace_back(prefix + p.key(), p.value() + linear->lora->weight_delta());
+      } else {
+        out.emplace_back(prefix + p.key(), p.value());
+      }
+    }
     for (const auto& b : item.value()->named_buffers(/*recurse=*/false)) out.emplace_back(prefix + b.key(), b.value());
   }
   return out;
 }
+
+}  // namespace
+
+NamedTensors state_dict(const torch::nn::Module& module) { return state_dict(module, /*merge_lora=*/false); }
+
+NamedTensors merged_state_dict(const torch::nn::Module& module) { return state_dict(module, /*merge_lora=*/true); }
 
 void load_state_dict(torch::nn::Module& module, const NamedTensors& tensors, const std::string& source) {
   const NamedTensors entries = state_dict(module);

@@ -13,6 +13,12 @@ namespace llm {
 /// parameters, then its buffers, then its children's, depth first.
 NamedTensors state_dict(const torch::nn::Module& module);
 
+/// state_dict, with every LoRA (appendix E) folded into its Linear's weight:
+/// W + (alpha / rank) * (A @ B)^T, and no LoRA keys. What the model computes, under
+/// the names of the model without LoRA: the export PyTorch's lesson GPT loads. The
+/// module itself is left as it is.
+NamedTensors merged_state_dict(const torch::nn::Module& module);
+
 /// Copies `tensors` into the module's parameters and buffers by name. Each key must
 /// name one of them and have its shape, and each of them must be given: otherwise
 /// an llm::Error names `source` and the first missing, unexpected or mis-shaped key.

@@ -20,7 +20,7 @@ void make_classifier(GPTModel& model, int64_t num_classes, std::string_view trai
   for (auto& parameter : model->parameters()) parameter.set_requires_grad(trainable == "all");
   const auto device = model->device();
   model->out_head = model->replace_module(
-      "out_head", torch::nn::Linear(torch::nn::LinearOptions(model->config.emb_dim, num_classes)));  // trains
+      "out_head", Linear(model->config.emb_dim, num_classes));  // trains
   model->out_head->to(device);
   if (trainable == "last-block") {
     for (auto& parameter : model->trf_blocks[model->trf_blocks->size() - 1]->parameters()) {

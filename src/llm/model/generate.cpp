@@ -111,3 +111,15 @@ torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions
 }
 
 }  // namespace llm
+
+namespace llm {
+
+std::string generate_response(GPTModel& model, const BpeTokenizer& tokenizer, const InstructionEntry& entry,
+                              PromptStyle style, int64_t max_new_tokens, int64_t eos_id) {
+  const auto input_text = format_input(entry, style);
+  const auto ids = generate(model, text_to_token_ids(tokenizer, input_text),
+                            SamplingOptions(max_new_tokens).eos_id(eos_id));
+  return extract_response(token_ids_to_text(tokenizer, ids), input_text, style);
+}
+
+}  // namespace llm

@@ -8,6 +8,7 @@
 
 #include "llm/model/gpt_model.h"
 #include "llm/text/bpe_tokenizer.h"
+#include "llm/text/instruction_data.h"
 
 namespace llm {
 
@@ -50,5 +51,13 @@ struct SamplingOptions {
 /// sampling_from_flags does); eos_id is checked against the model's vocabulary.
 /// Returns [b, t + generated].
 torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions& options);
+
+/// Lesson 7.7: the model's response to an instruction entry. Its prompt (format_input)
+/// continued greedily by at most max_new_tokens tokens, stopping at eos_id, decoded,
+/// and the response cut from it (extract_response). The caller chooses the mode (the
+/// lesson: eval).
+std::string generate_response(GPTModel& model, const BpeTokenizer& tokenizer, const InstructionEntry& entry,
+                              PromptStyle style = PromptStyle::kAlpaca, int64_t max_new_tokens = 256,
+                              int64_t eos_id = 50256);
 
 }  // namespace llm

@@ -4,7 +4,6 @@
 
 #include "llm/attention/multi_head_attention.h"
 #include "llm/util/error.h"
-#include "llm/util/linear.h"
 
 namespace llm {
 namespace {
@@ -55,7 +54,7 @@ GPTModelImpl::GPTModelImpl(const GPTConfig& c) : config(c) {
   trf_blocks = register_module("trf_blocks", torch::nn::Sequential());
   for (int64_t i = 0; i < c.n_layers; ++i) trf_blocks->push_back(TransformerBlock(c));
   final_norm = register_module("final_norm", LayerNorm(c.emb_dim));
-  out_head = register_module("out_head", torch::nn::Linear(torch::nn::LinearOptions(c.emb_dim, c.vocab_size).bias(false)));
+  out_head = register_module("out_head", Linear(c.emb_dim, c.vocab_size, /*bias=*/false));
 }
 
 torch::Tensor GPTModelImpl::forward(const torch::Tensor& in_idx) {
@@ -83,14 +82,14 @@ torch::Tensor GPTModelImpl::forward_cached(const torch::Tensor& in_idx, KVCache&
   for (size_t i = 0; i < trf_blocks->size(); ++i) {
     x = trf_blocks[i]->as<TransformerBlock>()->forward_cached(x, cache.layers[i]);  // [b, t, emb_dim]
   }
-  return linear_or_matvec(out_head, final_norm(x));  // [b, t, vocab_size]
+  return out_head->forward_matvec(final_norm(x));  // [b, t, vocab_size]
 }
 
 DummyGPTModelImpl::DummyGPTModelImpl(const GPTConfig& c) {
   tok_emb = register_module("tok_emb", torch::nn::Embedding(c.vocab_size, c.emb_dim));
   pos_emb = register_module("pos_emb", torch::nn::Embedding(c.context_length, c.emb_dim));
   drop_emb = register_module("drop_emb", torch::nn::Dropout(c.emb_drop_rate()));
-  out_head = register_module("out_head", torch::nn::Linear(torch::nn::LinearOptions(c.emb_dim, c.vocab_size).bias(false)));
+  out_head = register_module("out_head", Linear(c.emb_dim, c.vocab_size, /*bias=*/false));
 }
 
 torch::Tensor DummyGPTModelImpl::forward(const torch::Tensor& in_idx) {

@@ -6,6 +6,7 @@
 #include "llm/attention/multi_head_attention.h"
 #include "llm/model/gpt_config.h"
 #include "llm/model/layers.h"
+#include "llm/util/linear.h"
 
 namespace llm {
 
@@ -46,7 +47,7 @@ struct GPTModelImpl : torch::nn::Module {
   torch::nn::Dropout drop_emb{nullptr};
   torch::nn::Sequential trf_blocks{nullptr};
   LayerNorm final_norm{nullptr};
-  torch::nn::Linear out_head{nullptr};
+  Linear out_head{nullptr};
 };
 TORCH_MODULE(GPTModel);
 
@@ -57,7 +58,7 @@ struct DummyGPTModelImpl : torch::nn::Module {
 
   torch::nn::Embedding tok_emb{nullptr}, pos_emb{nullptr};
   torch::nn::Dropout drop_emb{nullptr};
-  torch::nn::Linear out_head{nullptr};
+  Linear out_head{nullptr};
 };
 TORCH_MODULE(DummyGPTModel);
 

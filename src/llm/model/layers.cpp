@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "llm/util/error.h"
-#include "llm/util/linear.h"
 
 namespace llm {
 
@@ -30,13 +29,13 @@ torch::Tensor GELUImpl::forward(const torch::Tensor& x) {
 FeedForwardImpl::FeedForwardImpl(int64_t emb_dim) {
   // Built one by one: C++ leaves the order of a call's arguments open, and the
   // initial weights depend on the order of the generator's draws.
-  expand = torch::nn::Linear(emb_dim, 4 * emb_dim);
-  contract = torch::nn::Linear(4 * emb_dim, emb_dim);
+  expand = Linear(emb_dim, 4 * emb_dim);
+  contract = Linear(4 * emb_dim, emb_dim);
   layers = register_module("layers", torch::nn::Sequential(expand, gelu, contract));
 }
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
-  return linear_or_matvec(contract, gelu(linear_or_matvec(expand, x)));  // [..., emb_dim]
+  return contract->forward_matvec(gelu(expand->forward_matvec(x)));  // [..., emb_dim]
 }
 
 ExampleDeepNeuralNetworkImpl::ExampleDeepNeuralNetworkImpl(const std::vector<int64_t>& sizes, bool shortcut)

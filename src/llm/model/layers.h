@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include "llm/util/linear.h"
+
 namespace llm {
 
 /// Lesson 4.2: layer normalisation over the last dimension with a learned scale and
@@ -24,13 +26,13 @@ TORCH_MODULE(GELU);
 /// Lesson 4.3: emb_dim -> 4 * emb_dim -> GELU -> emb_dim. `layers` registers the
 /// three modules under the lesson's state-dict names (layers.0, layers.2); forward
 /// calls expand and contract by name, so that decoding one token can take the
-/// matrix-vector path (linear_or_matvec), which the Sequential would not.
+/// matrix-vector path (Linear::forward_matvec), which the Sequential would not.
 struct FeedForwardImpl : torch::nn::Module {
   explicit FeedForwardImpl(int64_t emb_dim);
   torch::Tensor forward(const torch::Tensor& x);
 
   torch::nn::Sequential layers{nullptr};
-  torch::nn::Linear expand{nullptr}, contract{nullptr};
+  Linear expand{nullptr}, contract{nullptr};
   GELU gelu;
 };
 TORCH_MODULE(FeedForward);

@@ -39,15 +39,23 @@ struct LinearCrossEntropy : torch::autograd::Function<LinearCrossEntropy> {
 torch::Tensor linear_cross_entropy(const torch::Tensor& hidden, const torch::Tensor& weight,
                                    const torch::Tensor& targets) {
   const auto flat = hidden.flatten(0, -2);  // [n, d]
-  return LinearCrossEntropy::apply(flat, weight, targets.flatten());
+  const auto flat_targets = targets.flatten();
+  const auto kept = flat_targets != kIgnoreIndex;
+  if (kept.all().item<bool>()) return LinearCrossEntropy::apply(flat, weight, flat_targets);
+  // Chapter 7's padding targets: the mean over the other positions, as cross_entropy's
+  // ignore_index has it, from only their rows.
+  const auto rows = kept.nonzero().squeeze(1);
+  return LinearCrossEntropy::apply(flat.index_select(0, rows), weight, flat_targets.index_select(0, rows));
 }
 
 double perplexity(double loss) { return std::exp(loss); }
 
 torch::Tensor calc_loss_batch(GPTModel& model, const Batch& batch) {
   const auto device = model->device();
-  return linear_cross_entropy(model->forward_hidden(batch.inputs.to(device)), model->out_head->weight,
-                              batch.targets.to(device));
+  const auto inputs = batch.inputs.to(device), targets = batch.targets.to(device);
+  // A LoRA on out_head (appendix E) adds to the logits: the plain path computes them.
+  if (model->out_head->lora) return token_cross_entropy(model->forward(inputs), targets);
+  return linear_cross_entropy(model->forward_hidden(inputs), model->out_head->weight, targets);
 }
 
 torch::Tensor calc_class_loss_batch(GPTModel& model, const Batch& batch, ClassToken token) {

@@ -12,9 +12,13 @@
 
 namespace llm {
 
+/// The target that adds nothing to a loss: cross_entropy's ignore_index, which
+/// chapter 7's batches put on padding (and, exercise 7.2, on the prompt).
+constexpr int64_t kIgnoreIndex = -100;
+
 /// Lesson 5.1: the mean cross-entropy of next-token logits [b, t, vocab] against
-/// target ids [b, t], over all b * t positions (PyTorch's cross_entropy on the
-/// flattened tensors).
+/// target ids [b, t], over the b * t positions whose target is not kIgnoreIndex
+/// (PyTorch's cross_entropy on the flattened tensors).
 torch::Tensor token_cross_entropy(const torch::Tensor& logits, const torch::Tensor& targets);
 
 /// token_cross_entropy(hidden.matmul(weight.t()), targets) for hidden [b, t, d],
@@ -22,8 +26,9 @@ torch::Tensor token_cross_entropy(const torch::Tensor& logits, const torch::Tens
 /// the intermediate tensors: the forward keeps only the log-probabilities, and the
 /// backward turns them into the logits' gradient in place (softmax minus one-hot)
 /// instead of allocating a zero tensor for the one-hot, a gradient of the
-/// log-softmax and another of the logits. Equal to the unfused loss and gradients to
-/// float rounding (tests/test-train.cpp).
+/// log-softmax and another of the logits; positions whose target is kIgnoreIndex
+/// are left out first. Equal to the unfused loss and gradients to float rounding
+/// (tests/test-train.cpp).
 torch::Tensor linear_cross_entropy(const torch::Tensor& hidden, const torch::Tensor& weight,
                                    const torch::Tensor& targets);
 
@@ -32,7 +37,8 @@ double perplexity(double loss);
 
 /// The model's loss on one batch, with autograd as the caller has it: lesson 5.1's
 /// token_cross_entropy of the logits, computed as linear_cross_entropy of the
-/// hidden states and the output layer's weight.
+/// hidden states and the output layer's weight (from the logits when out_head has a
+/// LoRA).
 torch::Tensor calc_loss_batch(GPTModel& model, const Batch& batch);
 
 /// Lesson 6.6's calc_loss_batch: the cross-entropy of the class logits (class_logits)

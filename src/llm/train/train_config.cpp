@@ -14,9 +14,11 @@ namespace llm {
 
 const std::vector<ConfigField<TrainConfig>>& train_settings() {
   static const std::vector<ConfigField<TrainConfig>> kFields = {
-      {"task", &TrainConfig::task, "pretrain (next token) or classify (a class per text, chapter 6)"},
+      {"task", &TrainConfig::task,
+       "pretrain (next token), classify (a class per text, chapter 6) or instruct (responses, chapter 7)"},
       {"model", &TrainConfig::model, "Model config (JSON)"},
-      {"data", &TrainConfig::data, "Training text (UTF-8); to classify, the folder of train/validation/test.csv"},
+      {"data", &TrainConfig::data,
+       "Training text (UTF-8); to classify, the folder of train/validation/test.csv; to instruct, the JSON entries"},
       {"seed", &TrainConfig::seed, "Seed of the weights, dropout and data order"},
       {"train_ratio", &TrainConfig::train_ratio, "Share of the text's characters used for training"},
       {"batch_size", &TrainConfig::batch_size, "Windows per batch"},
@@ -42,6 +44,12 @@ const std::vector<ConfigField<TrainConfig>>& train_settings() {
       {"trainable", &TrainConfig::trainable, "To classify: last-block (the lesson), head or all"},
       {"class_token", &TrainConfig::class_token, "To classify: the token whose logits give the class, last or first"},
       {"max_length", &TrainConfig::max_length, "To classify: pad or cut the texts to this (0: the longest)"},
+      {"prompt_style", &TrainConfig::prompt_style, "To instruct: the prompt template, alpaca (the lesson) or phi3"},
+      {"mask_instructions", &TrainConfig::mask_instructions,
+       "To instruct: no loss on the prompt's tokens (exercise 7.2)"},
+      {"lora_rank", &TrainConfig::lora_rank,
+       "LoRA (appendix E): rank of the low-rank update added to every Linear, which alone trains (0: no LoRA)"},
+      {"lora_alpha", &TrainConfig::lora_alpha, "LoRA: the update is scaled by lora_alpha / lora_rank"},
   };
   return kFields;
 }
@@ -51,7 +59,9 @@ void TrainConfig::validate(std::string_view source) const {
     throw Error(fmt::format("{}: {} must be {}, got {}", source, key, expected, value));
   };
   const auto quoted = [](const std::string& text) { return fmt::format("\"{}\"", text); };
-  if (task != "pretrain" && task != "classify") fail("task", "\"pretrain\" or \"classify\"", quoted(task));
+  if (task != "pretrain" && task != "classify" && task != "instruct") {
+    fail("task", "\"pretrain\", \"classify\" or \"instruct\"", quoted(task));
+  }
   if (model.empty()) fail("model", "a config file", "\"\"");
   if (data.empty()) fail("data", "a text file", "\"\"");
   if (seed < 0) fail("seed", ">= 0", seed);
@@ -83,6 +93,14 @@ void TrainConfig::validate(std::string_view source) const {
     fail("class_token", "\"last\" or \"first\"", quoted(class_token));
   }
   if (max_length < 0) fail("max_length", ">= 0 (0: the longest training text)", max_length);
+  if (lora_rank < 0) fail("lora_rank", ">= 0 (0: no LoRA)", lora_rank);
+  if (!(lora_alpha > 0.0 && std::isfinite(lora_alpha))) fail("lora_alpha", "positive", lora_alpha);
+  if (lora_rank > 0 && task == "pretrain") {
+    fail("lora_rank", "0 when pretraining (LoRA finetunes: task classify or instruct)", lora_rank);
+  }
+  if (prompt_style != "alpaca" && prompt_style != "phi3") {
+    fail("prompt_style", "\"alpaca\" or \"phi3\"", quoted(prompt_style));
+  }
   // The settings are saved as JSON in every checkpoint and metrics file, and JSON
   // holds UTF-8 only: a file name or text that is not would cost the run its results.
   for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"model", model}, {"data", data},

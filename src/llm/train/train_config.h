@@ -17,14 +17,16 @@ namespace llm {
 /// of them; every key is also a flag (--num-epochs for num_epochs; --config for model)
 /// that wins over it.
 struct TrainConfig {
-  /// What the GPT learns: "pretrain", the next token (chapter 5), or "classify", a
-  /// class per text from a classification head (chapter 6).
+  /// What the GPT learns: "pretrain", the next token (chapter 5), "classify", a
+  /// class per text from a classification head (chapter 6), or "instruct", the
+  /// responses to instructions (chapter 7).
   std::string task = "pretrain";
   /// The model config (JSON); a relative path is looked up beside the run config,
   /// then in configs/.
   std::string model = "gpt2-small-256.json";
   /// The training text; a relative path that does not exist is looked up in the data
-  /// folder. To classify: the folder of train.csv, validation.csv and test.csv.
+  /// folder. To classify: the folder of train.csv, validation.csv and test.csv. To
+  /// instruct: a JSON list of instruction entries (instruction-data.json).
   std::string data = "the-verdict.txt";
   /// Seed of the global generator: weights, dropout and data order.
   int64_t seed = 123;
@@ -76,7 +78,22 @@ struct TrainConfig {
   /// Pad or cut every text to this many tokens; 0: to the longest training text.
   int64_t max_length = 0;
 
+  // Instruction finetuning (task "instruct", chapter 7 and its exercises).
+  /// The prompt template: "alpaca" (the lesson) or "phi3" (exercise 7.1).
+  std::string prompt_style = "alpaca";
+  /// Exercise 7.2: no loss on the prompt's tokens, only on the response's.
+  bool mask_instructions = false;
+
+  // LoRA (appendix E).
+  /// Rank of the LoRA added to every Linear layer; the model's own weights are then
+  /// frozen, and only the LoRA matrices train (the head's included). 0: no LoRA.
+  int64_t lora_rank = 0;
+  /// The LoRA update is scaled by lora_alpha / lora_rank (the appendix: 16 / 16).
+  double lora_alpha = 16.0;
+
+  bool uses_lora() const { return lora_rank > 0; }
   bool classifies() const { return task == "classify"; }
+  bool instructs() const { return task == "instruct"; }
 
   /// Throws llm::Error naming `source` and the first impossible value.
   void validate(std::string_view source = "training config") const;

@@ -46,8 +46,48 @@ TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokeni
   return data;
 }
 
+namespace {
+
+// Lesson 7.3's datasets of config.data's entries.
+TrainValData load_instructions(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) {
+  const auto path = data_path(config);
+  TrainValData data;
+  data.instructions = split_instruction_data(read_instruction_data(path));
+  InstructionDataset::Options options;
+  options.style = parse_prompt_style(config.prompt_style);
+  options.mask_instructions = config.mask_instructions;
+  options.allowed_max_length = context_length;  // the lesson's 1024, GPT-2's context
+  const auto& [train, test, validation] = data.instructions;
+  if (static_cast<int64_t>(train.size()) < config.batch_size || validation.empty()) {
+    throw Error(fmt::format("'{}': {} entries make {} training and {} validation entries; expected at least "
+                            "batch_size {} and 1",
+                            path.string(), train.size() + test.size() + validation.size(), train.size(),
+                            validation.size(), config.batch_size));
+  }
+  // A prompt that fills the context leaves no room for its response: in training, the
+  // cut would remove all of it; in lesson 7.7, the response would be generated blind.
+  for (const auto* split : {&train, &test, &validation}) {
+    for (const auto& entry : *split) {
+      const auto tokens = static_cast<int64_t>(tokenizer.encode(format_input(entry, options.style)).size());
+      if (tokens >= context_length) {
+        const auto index = (split == &train ? 0 : split == &test ? train.size() : train.size() + test.size()) +
+                           static_cast<size_t>(&entry - split->data());
+        throw Error(fmt::format("'{}': entry {}: its prompt has {} tokens, as many as the model's context_length {} "
+                                "or more; shorten it, or use a model with a longer context",
+                                path.string(), index, tokens, context_length));
+      }
+    }
+  }
+  data.train = std::make_shared<const InstructionDataset>(train, tokenizer, options);
+  data.val = std::make_shared<const InstructionDataset>(validation, tokenizer, options);
+  return data;
+}
+
+}  // namespace
+
 TrainValData load_train_val(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) {
   const auto path = data_path(config);
+  if (config.instructs()) return load_instructions(config, context_length, tokenizer);
   if (!config.classifies()) {
     return split_train_val(read_text_file(path), tokenizer, config, context_length, path.string());
   }

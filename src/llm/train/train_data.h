@@ -7,6 +7,7 @@
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/classification_dataset.h"
 #include "llm/text/dataset.h"
+#include "llm/text/instruction_data.h"
 #include "llm/train/train_config.h"
 
 namespace llm {
@@ -15,12 +16,15 @@ namespace llm {
 /// characters (Unicode code points, as Python's len counts them) and the rest, each
 /// tokenized and cut into windows of context_length tokens, stride apart.
 /// Classification (lesson 6.3): the labelled texts of train.csv and validation.csv,
-/// and test.csv's for the final accuracy.
+/// and test.csv's for the final accuracy. Instruction finetuning (lesson 7.3): the
+/// training and validation entries, batched by custom_collate_fn, and the entries of
+/// every split for the responses of lesson 7.7.
 struct TrainValData {
   std::shared_ptr<const Dataset> train, val;
   std::shared_ptr<const ClassificationDataset> test;  // classification only
   int64_t train_tokens = 0, val_tokens = 0;           // pretraining: the tokens of each part
   int64_t max_length = 0;                             // classification: the tokens of every padded text
+  InstructionSplits instructions;                     // instruction finetuning only
 };
 
 /// That split of `text`; `source` names it in errors (too little text for a window
@@ -31,7 +35,8 @@ TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokeni
 /// The run's data (config.data, see data_path): the text split as above, or, for a
 /// classification run, the three CSV files of the folder as lesson 6.3's SpamDataset
 /// reads them, padded to max_length or the longest training text, which must fit in
-/// context_length.
+/// context_length; or, for an instruction run, the JSON entries split 85 / 10 / 5 in
+/// file order, each text cut to context_length tokens, each prompt shorter than it.
 TrainValData load_train_val(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer);
 
 }  // namespace llm

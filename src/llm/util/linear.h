@@ -2,27 +2,64 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
+#include <ostream>
+
 namespace llm {
 
-/// `layer(x)` as PyTorch's nn.Linear computes it: at::linear, which folds a 3-D input
-/// into one matrix product with the bias fused in (addmm), where LibTorch's
-/// torch::nn::Linear runs matmul and then adds the bias. Same values, PyTorch's
-/// autograd graph (grad_fn=<ViewBackward0>), one op fewer.
-inline torch::Tensor linear(const torch::nn::Linear& layer, const torch::Tensor& x) {
-  return torch::linear(x, layer->weight, layer->bias);
-}
+/// Appendix E's LoRALayer: the low-rank update x -> (alpha / rank) * (x @ A @ B), with
+/// A [in, rank] drawn kaiming-uniform (a = sqrt(5), as nn.Linear draws its weight) and
+/// B [rank, out] zeros, so that a new LoRA changes nothing until it trains.
+struct LoRAImpl : torch::nn::Module {
+  LoRAImpl(int64_t in_features, int64_t out_features, int64_t rank, double alpha);
+  torch::Tensor forward(const torch::Tensor& x);
+  /// What the update adds to a Linear's weight [out, in]: (alpha / rank) * (A @ B)^T.
+  torch::Tensor weight_delta() const;
+  void pretty_print(std::ostream& stream) const override;
 
-/// linear(layer, x), but a single row (one token decoded with a KV cache) goes
-/// through a matrix-vector product, which the BLAS does about four times faster than
-/// the same product as a one-row matrix (docs/benchmarks.md).
-inline torch::Tensor linear_or_matvec(const torch::nn::Linear& layer, const torch::Tensor& x) {
-  const auto& weight = layer->weight;  // [out, in]
-  if (x.dim() == 0 || x.numel() != weight.size(1)) return linear(layer, x);
-  auto sizes = x.sizes().vec();
-  sizes.back() = weight.size(0);
-  const auto row = x.reshape({-1});
-  const auto y = layer->bias.defined() ? torch::addmv(layer->bias, weight, row) : torch::mv(weight, row);
-  return y.view(sizes);
-}
+  int64_t rank;
+  double alpha;
+  torch::Tensor A, B;  // [in, rank], [rank, out]
+};
+TORCH_MODULE(LoRA);
+
+/// PyTorch's nn.Linear, y = x W^T + b, as every GPT projection uses it, plus appendix
+/// E's LinearWithLoRA when `lora` is set: y = x W^T + b + lora(x).
+///
+/// The weight [out, in] and bias [out] are drawn as nn.Linear draws them (kaiming-
+/// uniform with a = sqrt(5), then the bias uniform in +-1/sqrt(in)), so the same seed
+/// gives PyTorch's weights, and the state dict has its names. forward is at::linear,
+/// as in PyTorch: a 3-D input is one matrix product with the bias fused in (addmm),
+/// where LibTorch's torch::nn::Linear runs matmul and then adds the bias. Same values,
+/// PyTorch's autograd graph, one op fewer.
+struct LinearImpl : torch::nn::Module {
+  LinearImpl(int64_t in_features, int64_t out_features, bool bias = true);
+  torch::Tensor forward(const torch::Tensor& x);
+  /// forward(x), but a single row (one token decoded with a KV cache) goes through a
+  /// matrix-vector product, which the BLAS does about four times faster than the same
+  /// product as a one-row matrix (docs/benchmarks.md).
+  torch::Tensor forward_matvec(const torch::Tensor& x);
+  void pretty_print(std::ostream& stream) const override;
+
+  torch::Tensor weight, bias;  // [out, in], [out] or undefined
+  LoRA lora{nullptr};          // appendix E: registered as "lora" when added
+};
+TORCH_MODULE(Linear);
+
+/// Appendix E's replace_linear_with_lora: gives every Linear in `module` a LoRA of
+/// this rank and alpha, in the order the appendix's recursion visits them (depth
+/// first, in registration order), each A drawn from the global generator on the CPU,
+/// as the appendix does before model.to(device). Freezes nothing: the appendix froze
+/// the model before. Returns how many Linear layers it gave one; a Linear that has a
+/// LoRA already is an llm::Error.
+int64_t add_lora(torch::nn::Module& module, int64_t rank, double alpha);
+
+/// Whether any Linear in `module` has a LoRA.
+bool has_lora(const torch::nn::Module& module);
+
+/// Folds every LoRA into its Linear's weight (W += (alpha / rank) * (A @ B)^T) and
+/// removes it: the same function, as plain Linear layers, with the state dict of a
+/// model that never had LoRA. Returns how many it merged.
+int64_t merge_lora(torch::nn::Module& module);
 
 }  // namespace llm

@@ -41,13 +41,23 @@ ProgressLine::~ProgressLine() { clear(); }
 bool ProgressLine::stderr_is_terminal() { return ::isatty(STDERR_FILENO) != 0; }
 
 void ProgressLine::update(const ProgressInfo& info) {
+  if (enabled_) update(format_progress(info), info.step >= info.total_steps);
+}
+
+void ProgressLine::update(const std::string& line, bool last) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (shown_ && now - last_ < std::chrono::milliseconds(100) && info.step < info.total_steps) return;
+  if (shown_ && now - last_ < std::chrono::milliseconds(100) && !last) return;
   last_ = now;
-  std::fprintf(stderr, "\r\033[K%s", format_progress(info).c_str());
+  std::fprintf(stderr, "\r\033[K%s", line.c_str());
   std::fflush(stderr);
   shown_ = true;
+}
+
+std::string format_count_progress(int64_t done, int64_t total, double seconds, const char* unit) {
+  const double rate = seconds > 0 ? static_cast<double>(done) / seconds : 0.0;
+  return fmt::format("{}/{} {} ({}%) | {:.2f} {}/s | {} left", done, total, unit, total > 0 ? done * 100 / total : 0,
+                     rate, unit, format_duration(rate > 0 ? static_cast<double>(total - done) / rate : NAN));
 }
 
 void ProgressLine::clear() {

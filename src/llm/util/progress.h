@@ -21,6 +21,10 @@ struct ProgressInfo {
 /// "step 12/90 (13%) | epoch 2/10 | loss 6.124 | 1,234 tok/s | 0:01:05 left"
 std::string format_progress(const ProgressInfo& info);
 
+/// "12/110 entries (10%) | 1.60 entries/s | 0:01:02 left": `done` of `total` things
+/// in `seconds`, as tqdm shows a loop.
+std::string format_count_progress(int64_t done, int64_t total, double seconds, const char* unit);
+
 /// "1:02:03" (hours unbounded); "?" when not finite.
 std::string format_duration(double seconds);
 
@@ -35,6 +39,8 @@ class ProgressLine {
 
   /// At most ten redraws a second.
   void update(const ProgressInfo& info);
+  /// The same for any line; `last` draws it whatever the time since the last one.
+  void update(const std::string& line, bool last = false);
   /// Erases the line so that ordinary output can follow.
   void clear();
 

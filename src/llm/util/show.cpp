@@ -223,4 +223,9 @@ int64_t parameter_count(const torch::nn::Module& module) {
   return count;
 }
 
+std::string one_line(std::string text) {
+  for (auto& c : text) c = c == '\n' ? ' ' : c;
+  return text;
+}
+
 }  // namespace llm

@@ -36,6 +36,10 @@ std::string python_repr(std::string_view text);
 /// bounded, whatever the input.
 std::string shortened(std::string_view text, size_t max_bytes = 80);
 
+/// `text` with each newline a space, as the lessons print a sample on one line
+/// (generate_and_print_sample's replace("\\n", " ")).
+std::string one_line(std::string text);
+
 /// A list of strings as Python prints one: ['Hello', ',', 'world'].
 std::string python_list(const std::vector<std::string>& items);
 

@@ -1,0 +1,110 @@
+// Lesson 7.8: scoring the responses with a larger model. Each entry of
+// instruction-data-with-response.json (ch07-04-responses) goes to an Ollama server's
+// chat API (POST /api/chat, model llama3, the lesson's options) with the lesson's
+// prompt, and the integer it answers is the entry's score from 0 to 100. An answer
+// that is not a number is reported and left out, as in the lesson; so is an entry the
+// server does not answer in time or breaks off. Then "Number of scores: 110 of 110"
+// and the average.
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "llm/cli/cli.h"
+#include "llm/io/ollama.h"
+#include "llm/io/tensor_archive.h"
+#include "llm/text/instruction_data.h"
+#include "llm/util/error.h"
+#include "llm/util/interrupt.h"
+#include "llm/util/progress.h"
+
+int main(int argc, char** argv) {
+  auto options = llm::cli::options("ch07-05-evaluate", "Lesson 7.8: score the responses with a larger model (Ollama)");
+  options.add_options()("responses", "Entries with a model_response (ch07-04-responses' output)",
+                        cxxopts::value<std::string>()->default_value("instruction-data-with-response.json"), "FILE")(
+      "host", "Where Ollama listens", cxxopts::value<std::string>()->default_value("localhost"))(
+      "port", "Ollama's port", cxxopts::value<int64_t>()->default_value("11434"))(
+      "model", "The model that scores", cxxopts::value<std::string>()->default_value("llama3"))(
+      "timeout", "Seconds to wait for the connection and for each part of an answer",
+      cxxopts::value<double>()->default_value("30"))(
+      "query", "Only ask this one question and print the answer (the lesson's \"What do Llamas eat?\")",
+      cxxopts::value<std::string>(), "TEXT")(
+      "progress", "The progress bar: auto (on a terminal), always or never",
+      cxxopts::value<std::string>()->default_value("auto"));
+
+  return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const auto port = args["port"].as<int64_t>();
+    if (port < 1 || port > 65535) throw llm::cli::BadFlagValue(fmt::format("--port must be 1..65535, got {}", port));
+    const auto seconds = args["timeout"].as<double>();
+    if (!(seconds > 0 && seconds <= 86400)) {
+      throw llm::cli::BadFlagValue(fmt::format("--timeout must be in (0, 86400] seconds, got {}", seconds));
+    }
+    const auto progress_flag = args["progress"].as<std::string>();
+    if (progress_flag != "auto" && progress_flag != "always" && progress_flag != "never") {
+      throw llm::cli::BadFlagValue(fmt::format("--progress must be auto, always or never, got '{}'", progress_flag));
+    }
+    const llm::HttpEndpoint endpoint{args["host"].as<std::string>(), static_cast<int>(port)};
+    const auto model = args["model"].as<std::string>();
+    const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+    const auto ask = [&](const std::string& prompt) {
+      try {
+        return llm::query_model(prompt, model, endpoint, timeout);
+      } catch (const llm::HttpError& e) {
+        if (e.kind != llm::HttpError::Kind::kUnreachable) throw;
+        throw llm::Error(fmt::format("{}: is Ollama running? (ollama serve; then ollama pull {}; or --host/--port)",
+                                     e.what(), model));
+      }
+    };
+    if (args.count("query") != 0) {
+      fmt::print("{}\n", ask(args["query"].as<std::string>()));
+      return;
+    }
+
+    const auto path = args["responses"].as<std::string>();
+    const auto entries = llm::read_instruction_data(path);
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (entries[i].model_response.empty()) {
+        throw llm::Error(fmt::format("'{}': entry {} has no \"model_response\"; expected ch07-04-responses' output",
+                                     path, i));
+      }
+    }
+    const llm::StopOnSignal stop;
+    llm::ProgressLine bar(progress_flag == "always" ||
+                          (progress_flag == "auto" && llm::ProgressLine::stderr_is_terminal()));
+    const auto started = std::chrono::steady_clock::now();
+    std::vector<int64_t> scores;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      if (llm::StopOnSignal::requested()) {
+        bar.clear();
+        throw llm::Error(fmt::format("stopped after {} of {} entries", i, entries.size()));
+      }
+      std::string answer;
+      try {
+        answer = ask(llm::score_prompt(entries[i]));
+      } catch (const llm::HttpError& e) {  // one entry lost; the next may be answered
+        bar.clear();
+        fmt::print("Could not score entry {}: {}\n", i, e.what());
+        continue;
+      }
+      if (const auto score = llm::parse_score(answer)) {
+        scores.push_back(*score);
+      } else {
+        bar.clear();
+        fmt::print("Could not convert score: {}\n", answer);
+      }
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      bar.update("Scoring entries: " + llm::format_count_progress(static_cast<int64_t>(i + 1),
+                                                                 static_cast<int64_t>(entries.size()), elapsed,
+                                                                 "entries"),
+                 i + 1 == entries.size());
+    }
+    bar.clear();
+    fmt::print("Number of scores: {} of {}\n", scores.size(), entries.size());
+    if (scores.empty()) throw llm::Error(fmt::format("no entry of '{}' got a score", path));
+    double sum = 0;
+    for (const auto s : scores) sum += static_cast<double>(s);
+    fmt::print("Average score: {:.2f}\n", sum / static_cast<double>(scores.size()));
+    if (args.count("save-outputs") != 0) {
+      llm::save_tensors(args["save-outputs"].as<std::string>(), {{"scores", torch::tensor(scores, torch::kLong)}});
+    }
+  });
+}

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace llm {
+
+/// Where an HTTP server listens.
+struct HttpEndpoint {
+  std::string host = "localhost";
+  int port = 80;
+  std::string url(const std::string& path = "") const;
+};
+
+/// A server's answer: the status code and the body (chunked transfer decoded).
+struct HttpResponse {
+  int status = 0;
+  std::string body;
+};
+
+/// Why an HTTP exchange failed, for a caller that treats the kinds differently: no
+/// server (connection refused, unknown host), or a server that did not answer in time
+/// or broke off. The message names the endpoint.
+struct HttpError : std::runtime_error {
+  enum class Kind { kUnreachable, kTimeout, kBroken };
+  HttpError(Kind kind_, const std::string& message) : std::runtime_error(message), kind(kind_) {}
+  Kind kind;
+};
+
+/// An HTTP/1.1 POST of `body` (Content-Type: application/json) to `path`, over plain
+/// TCP, with Connection: close; waits at most `timeout` for the connection and for
+/// each read. Throws HttpError; any status code is returned, not thrown.
+HttpResponse http_post_json(const HttpEndpoint& endpoint, const std::string& path, const std::string& body,
+                            std::chrono::milliseconds timeout);
+
+}  // namespace llm

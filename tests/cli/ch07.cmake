@@ -1,0 +1,56 @@
+# Chapter 7: instruction finetuning. Lessons 7.2-7.3 against the lesson's code on the
+# lesson's data, its printed numbers, the finetuning and responses replayed in
+# PyTorch, the Ollama client against a fake server, and the bad inputs.
+set(INSTRUCTIONS ${FIXTURES}/instructions)
+set(LESSON_DATA instruction-data.json)
+
+llm_compare_test(ch07-01-data ch07-01-data)
+llm_compare_test(ch07-01-data-phi3 ch07-01-data --prompt-style phi3 --entries 0,1)
+llm_compare_test(ch07-02-batching ch07-02-batching)
+llm_compare_test(ch07-02-batching-masked ch07-02-batching --mask-instructions --prompt-style phi3)
+
+# What the lesson prints besides its numbers (those: docs/lesson-numbers.md).
+llm_cli_test(ch07-01:lesson-entry-50 0
+             "^ \\{'instruction': 'Identify the correct spelling of the following word.', 'input': 'Ocassion', 'output': \"The correct spelling is 'Occasion.'\"\\}$"
+             NEEDS ${LESSON_DATA} COMMAND ch07-01-data)
+llm_cli_test(ch07-01:lesson-prompt 0 "^### Instruction:$" NEEDS ${LESSON_DATA} COMMAND ch07-01-data)
+llm_cli_test(ch07-02:lesson-toy-targets 0 "^        \\[    8,     9, 50256,  -100,  -100\\]\\]\\)$"
+             NEEDS ${LESSON_DATA} ${GPT2} COMMAND ch07-02-batching)
+llm_cli_test(ch07-02:lesson-loss-equal 0 "^loss_1 == loss_3: tensor\\(True\\)$"
+             NEEDS ${LESSON_DATA} ${GPT2} COMMAND ch07-02-batching)
+
+# Lessons 7.5-7.7 in PyTorch: the run's losses, resuming, the responses.
+add_test(NAME cli:ch07:finetune:compare-with-pytorch
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/instruct_run.sh ${BIN} ${PYTHON_TORCH} ${CMAKE_CURRENT_BINARY_DIR}/instruct-run
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch07:finetune:compare-with-pytorch PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+
+# Lesson 7.8's client against a fake Ollama on 127.0.0.1: good and bad answers.
+add_test(NAME cli:ch07:evaluate:fake-ollama
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/ollama_fake.sh ${BIN} ${PYTHON_TORCH} ${CMAKE_CURRENT_BINARY_DIR}/ollama
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch07:evaluate:fake-ollama PROPERTIES LABELS cli TIMEOUT 120)
+
+# Bad input: one line naming it.
+set(INSTRUCT --train-config ${CFG}/train-instruct-quick.json --out-dir ${CMAKE_CURRENT_BINARY_DIR}/instruct-bad)
+llm_cli_test(ch07-01:not-a-list 1 "not-a-list.json': expected a JSON list of entries, got object"
+             COMMAND ch07-01-data --data ${INSTRUCTIONS}/not-a-list.json)
+llm_cli_test(ch07-01:no-output 1 "no-output.json': entry 1: no \"output\""
+             COMMAND ch07-01-data --data ${INSTRUCTIONS}/no-output.json)
+llm_cli_test(ch07-01:bad-style 2 "--prompt-style must be alpaca or phi3, got 'chatml'"
+             COMMAND ch07-01-data --prompt-style chatml)
+llm_cli_test(ch07-03:prompt-longer-than-context 1
+             "long-prompt.json': entry 0: its prompt has [0-9]+ tokens, as many as the model's context_length 64 or more"
+             NEEDS ${GPT2} COMMAND ch07-03-finetune ${INSTRUCT} --config ${CFG}/tiny.json --data ${INSTRUCTIONS}/long-prompt.json)
+llm_cli_test(ch07-03:not-a-list 1 "not-a-list.json': expected a JSON list of entries, got object"
+             COMMAND ch07-03-finetune ${INSTRUCT} --data ${INSTRUCTIONS}/not-a-list.json)
+llm_cli_test(ch07-03:classify-config 2 "this step finetunes on instructions: the run's task must be \"instruct\", got \"classify\""
+             COMMAND ch07-03-finetune --train-config ${CFG}/train-classify-quick.json)
+llm_cli_test(ch07-03:bad-prompt-style 2 "prompt_style must be \"alpaca\" or \"phi3\", got \"chatml\""
+             COMMAND ch07-03-finetune ${INSTRUCT} --prompt-style chatml)
+llm_cli_test(ch05-02:instruct-config 2 "this step pretrains: the run's task must be \"pretrain\", got \"instruct\""
+             COMMAND ch05-02-train --train-config ${CFG}/train-instruct-quick.json)
+llm_cli_test(ch07-04:zero-tokens 2 "--max-new-tokens must be positive, got 0" COMMAND ch07-04-responses --max-new-tokens 0)
+llm_cli_test(ch07-05:no-responses 1 "small.json': entry 0 has no \"model_response\""
+             COMMAND ch07-05-evaluate --responses ${INSTRUCTIONS}/small.json)
+llm_cli_test(ch07-05:bad-port 2 "--port must be 1..65535, got 70000" COMMAND ch07-05-evaluate --port 70000)

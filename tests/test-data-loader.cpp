@@ -344,6 +344,9 @@ TEST_CASE("instruction data: the lesson's JSON in, Python's json.dump(indent=4) 
   CHECK(entries[0].output == "caf\u00e9\n\U0001F600");
   CHECK(entries[1].input.empty());
   CHECK(entries[1].model_response == "two");
+  CHECK_FALSE(entries[0].model_response.has_value());  // not yet answered
+  const auto answered = llm::parse_instruction_data(R"([{"instruction": "x", "output": "y", "model_response": ""}])", "r.json");
+  CHECK(answered[0].model_response == "");  // answered with nothing: a response all the same
   CHECK(llm::instruction_data_json(entries) ==
         "[\n    {\n        \"instruction\": \"Say \\\"hi\\\"\",\n        \"input\": \"\",\n"
         "        \"output\": \"caf\\u00e9\\n\\ud83d\\ude00\",\n        \"model_response\": \"\"\n    },\n"

@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < std::min<size_t>(3, test.size()); ++i) {
       respond(test[i]);
       fmt::print("{}\n\nCorrect response:\n>> {}\n\nModel response:\n>> {}\n-------------------------------------\n",
-                 llm::format_input(test[i], style), test[i].output, test[i].model_response);
+                 llm::format_input(test[i], style), test[i].output, *test[i].model_response);
     }
     llm::ProgressLine bar(progress_flag == "always" || (progress_flag == "auto" && llm::ProgressLine::stderr_is_terminal()));
     for (size_t i = 3; i < test.size(); ++i) {
@@ -94,11 +94,11 @@ int main(int argc, char** argv) {
     const auto& first = test.front();
     fmt::print("{{'instruction': {}, 'input': {}, 'output': {}, 'model_response': {}}}\n",
                llm::python_repr(first.instruction), llm::python_repr(first.input), llm::python_repr(first.output),
-               llm::python_repr(first.model_response));
+               llm::python_repr(*first.model_response));
     fmt::print("Responses: {} ({} entries)\n", out, test.size());
     if (args.count("save-outputs") != 0) {  // compare.py replays a checkpoint's responses
       std::string joined;
-      for (size_t i = 0; i < test.size(); ++i) joined += (i > 0 ? std::string(1, '\0') : "") + test[i].model_response;
+      for (size_t i = 0; i < test.size(); ++i) joined += (i > 0 ? std::string(1, '\0') : "") + *test[i].model_response;
       llm::save_tensors(args["save-outputs"].as<std::string>(),
                         {{"data", llm::string_to_tensor(args["data"].as<std::string>())},
                          {"checkpoint", llm::string_to_tensor(args.count("checkpoint") != 0

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     const auto path = args["responses"].as<std::string>();
     const auto entries = llm::read_instruction_data(path);
     for (size_t i = 0; i < entries.size(); ++i) {
-      if (entries[i].model_response.empty()) {
+      if (!entries[i].model_response) {
         throw llm::Error(fmt::format("'{}': entry {} has no \"model_response\"; expected ch07-04-responses' output",
                                      path, i));
       }

@@ -126,7 +126,7 @@ std::vector<InstructionEntry> parse_instruction_data(std::string_view text, std:
       return text;
     };
     entries.push_back({field("instruction", true), field("input", false), field("output", true),
-                       field("model_response", false)});
+                       item.contains("model_response") ? std::optional(field("model_response", true)) : std::nullopt});
   }
   if (entries.empty()) throw Error(fmt::format("instruction data '{}': no entries", source));
   return entries;
@@ -151,7 +151,7 @@ std::string format_response(const InstructionEntry& entry, PromptStyle style) {
 std::string score_prompt(const InstructionEntry& entry, PromptStyle style) {
   return fmt::format("Given the input `{}` and correct output `{}`, score the model response `{}` on a scale from 0 to "
                      "100, where 100 is the best score. Respond with the integer number only.",
-                     format_input(entry, style), entry.output, entry.model_response);
+                     format_input(entry, style), entry.output, entry.model_response.value_or(""));
 }
 
 std::string extract_response(std::string_view generated_text, std::string_view input_text, PromptStyle style) {
@@ -179,7 +179,7 @@ std::string instruction_data_json(const std::vector<InstructionEntry>& entries) 
     out += fmt::format("    {{\n        \"instruction\": {},\n        \"input\": {},\n        \"output\": {},\n"
                        "        \"model_response\": {}\n    }}",
                        python_json_string(e.instruction), python_json_string(e.input), python_json_string(e.output),
-                       python_json_string(e.model_response));
+                       python_json_string(e.model_response.value_or("")));
     out += i + 1 < entries.size() ? ",\n" : "\n";
   }
   return out + "]";

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,7 +18,7 @@ struct InstructionEntry {
   std::string instruction;
   std::string input;
   std::string output;
-  std::string model_response;
+  std::optional<std::string> model_response;  // absent until 7.7 gives one (which may be empty)
 };
 
 /// The prompt template: "alpaca" (lesson 7.2's "### Instruction:" and "### Response:")

@@ -46,13 +46,10 @@ int main(int argc, char** argv) {
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto num_classes = llm::cli::positive_flag(args, "num-classes");
-    const auto trainable = args["trainable"].as<std::string>();
     if (num_classes < 2) {
       throw llm::cli::BadFlagValue(fmt::format("--num-classes must be at least 2, got {}", num_classes));
     }
-    if (trainable != "last-block" && trainable != "head" && trainable != "all") {
-      throw llm::cli::BadFlagValue(fmt::format("--trainable must be last-block, head or all, got '{}'", trainable));
-    }
+    const auto trainable = llm::cli::choice_flag(args, "trainable", {"last-block", "head", "all"});
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     auto model = llm::model_from_flags(args);  // the seed's weights, or --load-state-dict's
     const auto weights = load_weights(args, model);

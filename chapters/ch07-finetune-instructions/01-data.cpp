@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "llm/cli/cli.h"
+#include "llm/cli/train_flags.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/text/instruction_data.h"
 #include "llm/util/files.h"
@@ -30,11 +31,7 @@ int main(int argc, char** argv) {
       cxxopts::value<std::vector<int64_t>>()->default_value("50,999"), "I,J");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const auto style_name = args["prompt-style"].as<std::string>();
-    if (style_name != "alpaca" && style_name != "phi3") {
-      throw llm::cli::BadFlagValue(fmt::format("--prompt-style must be alpaca or phi3, got '{}'", style_name));
-    }
-    const auto style = llm::parse_prompt_style(style_name);
+    const auto style = llm::prompt_style_flag(args);
     const auto shown = args["entries"].as<std::vector<int64_t>>();
     const auto data = llm::read_instruction_data(args["data"].as<std::string>());
     fmt::print("Number of entries: {}\n", data.size());
@@ -60,7 +57,7 @@ int main(int argc, char** argv) {
     if (args.count("save-outputs") != 0) {
       llm::NamedTensors archive = {
           {"data", llm::string_to_tensor(args["data"].as<std::string>())},
-          {"prompt_style", llm::string_to_tensor(style_name)},
+          {"prompt_style", llm::string_to_tensor(std::string(llm::prompt_style_name(style)))},
           {"entries", torch::tensor(shown, torch::kLong)},
           {"split_sizes", torch::tensor({static_cast<int64_t>(split.train.size()),
                                          static_cast<int64_t>(split.validation.size()),

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "llm/cli/cli.h"
+#include "llm/cli/train_flags.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
@@ -33,11 +34,7 @@ int main(int argc, char** argv) {
     llm::InstructionDataset::Options collate;
     collate.allowed_max_length = llm::cli::positive_flag(args, "allowed-max-length");
     collate.mask_instructions = args["mask-instructions"].as<bool>();
-    const auto style_name = args["prompt-style"].as<std::string>();
-    if (style_name != "alpaca" && style_name != "phi3") {
-      throw llm::cli::BadFlagValue(fmt::format("--prompt-style must be alpaca or phi3, got '{}'", style_name));
-    }
-    collate.style = llm::parse_prompt_style(style_name);
+    collate.style = llm::prompt_style_flag(args);
     const auto split = llm::split_instruction_data(llm::read_instruction_data(args["data"].as<std::string>()));
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     fmt::print("[{}]\n", fmt::join(tokenizer.encode("<|endoftext|>", {"<|endoftext|>"}), ", "));
@@ -82,7 +79,7 @@ int main(int argc, char** argv) {
                          {"seed", torch::tensor(static_cast<int64_t>(llm::cli::seed(args)))},
                          {"batch_size", torch::tensor(batch_size)},
                          {"allowed_max_length", torch::tensor(collate.allowed_max_length)},
-                         {"prompt_style", llm::string_to_tensor(style_name)},
+                         {"prompt_style", llm::string_to_tensor(std::string(llm::prompt_style_name(collate.style)))},
                          {"mask_instructions", torch::tensor(static_cast<int64_t>(collate.mask_instructions))},
                          {"toy_inputs", toy_inputs},
                          {"toy_targets", toy_targets},

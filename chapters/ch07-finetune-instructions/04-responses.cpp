@@ -22,17 +22,10 @@ namespace {
 
 // The checkpoint's prompt style unless --prompt-style says otherwise.
 llm::PromptStyle prompt_style(const cxxopts::ParseResult& args) {
-  std::string name = "alpaca";
-  if (args.count("prompt-style") != 0) {
-    name = args["prompt-style"].as<std::string>();
-    if (name != "alpaca" && name != "phi3") {
-      throw llm::cli::BadFlagValue(fmt::format("--prompt-style must be alpaca or phi3, got '{}'", name));
-    }
-  } else if (args.count("checkpoint") != 0) {
-    const auto path = args["checkpoint"].as<std::string>();
-    name = llm::checkpoint_train_config(llm::load_checkpoint(path), path).prompt_style;
-  }
-  return llm::parse_prompt_style(name);
+  if (args.count("prompt-style") != 0) return llm::prompt_style_flag(args);
+  if (args.count("checkpoint") == 0) return llm::PromptStyle::kAlpaca;
+  const auto path = args["checkpoint"].as<std::string>();
+  return llm::parse_prompt_style(llm::checkpoint_train_config(llm::load_checkpoint(path), path).prompt_style);
 }
 
 }  // namespace
@@ -53,10 +46,7 @@ int main(int argc, char** argv) {
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto max_new_tokens = llm::cli::positive_flag(args, "max-new-tokens");
-    const auto progress_flag = args["progress"].as<std::string>();
-    if (progress_flag != "auto" && progress_flag != "always" && progress_flag != "never") {
-      throw llm::cli::BadFlagValue(fmt::format("--progress must be auto, always or never, got '{}'", progress_flag));
-    }
+    const bool show_progress = llm::cli::progress_flag(args);
     const auto out = args["out"].as<std::string>();
     const auto style = prompt_style(args);
     auto test = llm::split_instruction_data(llm::read_instruction_data(args["data"].as<std::string>())).test;
@@ -77,7 +67,7 @@ int main(int argc, char** argv) {
       fmt::print("{}\n\nCorrect response:\n>> {}\n\nModel response:\n>> {}\n-------------------------------------\n",
                  llm::format_input(test[i], style), test[i].output, *test[i].model_response);
     }
-    llm::ProgressLine bar(progress_flag == "always" || (progress_flag == "auto" && llm::ProgressLine::stderr_is_terminal()));
+    llm::ProgressLine bar(show_progress);
     for (size_t i = 3; i < test.size(); ++i) {
       if (llm::StopOnSignal::requested()) {
         bar.clear();
@@ -104,7 +94,7 @@ int main(int argc, char** argv) {
                          {"checkpoint", llm::string_to_tensor(args.count("checkpoint") != 0
                                                                   ? args["checkpoint"].as<std::string>()
                                                                   : "")},
-                         {"prompt_style", llm::string_to_tensor(style == llm::PromptStyle::kPhi3 ? "phi3" : "alpaca")},
+                         {"prompt_style", llm::string_to_tensor(std::string(llm::prompt_style_name(style)))},
                          {"max_new_tokens", torch::tensor(max_new_tokens)},
                          {"responses", llm::string_to_tensor(joined)}});
     }

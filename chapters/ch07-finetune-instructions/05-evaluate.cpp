@@ -38,10 +38,7 @@ int main(int argc, char** argv) {
     if (!(seconds > 0 && seconds <= 86400)) {
       throw llm::cli::BadFlagValue(fmt::format("--timeout must be in (0, 86400] seconds, got {}", seconds));
     }
-    const auto progress_flag = args["progress"].as<std::string>();
-    if (progress_flag != "auto" && progress_flag != "always" && progress_flag != "never") {
-      throw llm::cli::BadFlagValue(fmt::format("--progress must be auto, always or never, got '{}'", progress_flag));
-    }
+    const bool show_progress = llm::cli::progress_flag(args);
     const llm::HttpEndpoint endpoint{args["host"].as<std::string>(), static_cast<int>(port)};
     const auto model = args["model"].as<std::string>();
     const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
@@ -68,8 +65,7 @@ int main(int argc, char** argv) {
       }
     }
     const llm::StopOnSignal stop;
-    llm::ProgressLine bar(progress_flag == "always" ||
-                          (progress_flag == "auto" && llm::ProgressLine::stderr_is_terminal()));
+    llm::ProgressLine bar(show_progress);
     const auto started = std::chrono::steady_clock::now();
     std::vector<int64_t> scores;
     for (size_t i = 0; i < entries.size(); ++i) {

@@ -19,6 +19,7 @@
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/memory.h"
+#include "llm/util/progress.h"
 
 namespace llm::cli {
 namespace {
@@ -117,6 +118,23 @@ int64_t positive_flag(const cxxopts::ParseResult& args, const char* flag) {
   const auto value = args[flag].as<int64_t>();
   if (value < 1) throw BadFlagValue(fmt::format("--{} must be positive, got {}", flag, value));
   return value;
+}
+
+std::string choice_flag(const cxxopts::ParseResult& args, const char* flag,
+                        std::initializer_list<std::string_view> choices) {
+  auto value = args[flag].as<std::string>();
+  if (std::find(choices.begin(), choices.end(), value) != choices.end()) return value;
+  std::string listed;
+  for (auto it = choices.begin(); it != choices.end(); ++it) {
+    if (it != choices.begin()) listed += std::next(it) == choices.end() ? " or " : ", ";
+    listed += *it;
+  }
+  throw BadFlagValue(fmt::format("--{} must be {}, got '{}'", flag, listed, value));
+}
+
+bool progress_flag(const cxxopts::ParseResult& args) {
+  const auto when = choice_flag(args, "progress", {"auto", "always", "never"});
+  return when == "always" || (when == "auto" && ProgressLine::stderr_is_terminal());
 }
 
 std::string read_input_text(const std::string& path, double bytes_per_text_byte) {

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 #include "llm/util/error.h"
 
@@ -35,6 +37,16 @@ uint64_t seed(const cxxopts::ParseResult& args);
 /// The value of a whole-number flag that must be at least 1; a cli::BadFlagValue
 /// naming the flag ("--batch must be positive, got 0") when it is not.
 int64_t positive_flag(const cxxopts::ParseResult& args, const char* flag);
+
+/// The value of a flag that must be one of `choices`; a cli::BadFlagValue naming the
+/// flag and its choices when it is not ("--progress must be auto, always or never,
+/// got 'x'").
+std::string choice_flag(const cxxopts::ParseResult& args, const char* flag,
+                        std::initializer_list<std::string_view> choices);
+
+/// Whether --progress (auto, always or never) asks for a live line on stderr: always,
+/// or auto when stderr is a terminal.
+bool progress_flag(const cxxopts::ParseResult& args);
 
 /// The UTF-8 text file a lesson step reads whole (read_text_file), refused up front
 /// with an llm::Error naming it when the step, which keeps about

@@ -237,6 +237,10 @@ void add_trained_model_flags(cxxopts::Options& options, const std::string& defau
   add_model_flags(options, default_config);
 }
 
+PromptStyle prompt_style_flag(const cxxopts::ParseResult& args) {
+  return parse_prompt_style(cli::choice_flag(args, "prompt-style", {"alpaca", "phi3"}));
+}
+
 GPTModel trained_model_from_flags(const cxxopts::ParseResult& args) {
   if (args.count("checkpoint") == 0) return model_from_flags(args);
   if (args.count("config") != 0 || args.count("load-state-dict") != 0) {

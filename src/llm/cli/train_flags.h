@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "llm/text/bpe_tokenizer.h"
+#include "llm/text/instruction_data.h"
 #include "llm/train/trainer.h"
 
 namespace llm {
@@ -58,6 +59,9 @@ void require_task(const TrainingRun& run, std::string_view task);
 /// its state restored from the checkpoint. `tokenizer` must outlive it.
 std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, const cxxopts::ParseResult& args,
                                       const BpeTokenizer& tokenizer);
+
+/// --prompt-style as a PromptStyle (alpaca or phi3); a cli::BadFlagValue otherwise.
+PromptStyle prompt_style_flag(const cxxopts::ParseResult& args);
 
 /// --checkpoint FILE, plus the model flags (--config, --load-state-dict, ...).
 void add_trained_model_flags(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");

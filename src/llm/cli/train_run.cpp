@@ -54,17 +54,10 @@ void add_training_output_flags(cxxopts::Options& options) {
       cxxopts::value<std::string>()->default_value("auto"), "WHEN");
 }
 
-void check_training_output_flags(const cxxopts::ParseResult& args) {
-  const auto when = args["progress"].as<std::string>();
-  if (when != "auto" && when != "always" && when != "never") {
-    throw cli::BadFlagValue(fmt::format("--progress must be auto, always or never, got '{}'", when));
-  }
-}
+void check_training_output_flags(const cxxopts::ParseResult& args) { cli::progress_flag(args); }
 
 bool progress_wanted(const cxxopts::ParseResult& args, const Trainer& trainer) {
-  check_training_output_flags(args);
-  const auto when = args["progress"].as<std::string>();
-  return trainer.is_main() && (when == "always" || (when == "auto" && ProgressLine::stderr_is_terminal()));
+  return cli::progress_flag(args) && trainer.is_main();
 }
 
 TrainHooks lesson_hooks(ProgressLine& progress, const Trainer& trainer) {

@@ -95,6 +95,8 @@ PromptStyle parse_prompt_style(std::string_view name) {
   throw Error(fmt::format("prompt_style must be \"alpaca\" or \"phi3\", got \"{}\"", name));
 }
 
+std::string_view prompt_style_name(PromptStyle style) { return style == PromptStyle::kPhi3 ? "phi3" : "alpaca"; }
+
 std::vector<InstructionEntry> parse_instruction_data(std::string_view text, std::string_view source) {
   nlohmann::json json;
   try {

@@ -28,6 +28,9 @@ enum class PromptStyle { kAlpaca, kPhi3 };
 /// "alpaca" or "phi3" as a PromptStyle; an llm::Error for anything else.
 PromptStyle parse_prompt_style(std::string_view name);
 
+/// The style's name: "alpaca" or "phi3".
+std::string_view prompt_style_name(PromptStyle style);
+
 /// The entries of an instruction-data JSON file: a list of objects, each with string
 /// "instruction" and "output" and, optionally, "input" and "model_response" (other
 /// keys are ignored).

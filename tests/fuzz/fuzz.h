@@ -16,6 +16,16 @@ inline std::string bytes(const uint8_t* data, size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);
 }
 
+/// `n` in lowercase hexadecimal digits, as a chunked body writes a chunk's size.
+inline std::string hex(size_t n) {
+  std::string digits;
+  do {
+    digits.insert(digits.begin(), "0123456789abcdef"[n % 16]);
+    n /= 16;
+  } while (n != 0);
+  return digits;
+}
+
 /// Stops the process with `what` when `ok` is false: a property of the code under test failed.
 inline void require(bool ok, const std::string& what) {
   if (ok) return;

@@ -168,6 +168,21 @@ def archive_records(data):
     return b"\xffREC".join([records["data.pkl"]] + [records[f"data/{k}"] for k in storages])
 
 
+def http_seeds():
+    """Answers of an HTTP server: Ollama's streamed chat (chunked), one with a
+    Content-Length, an error object, and one cut inside a chunk."""
+    lines = [json.dumps({"message": {"role": "assistant", "content": c}, "done": c == ""}) + "\n"
+             for c in ("8", "5", "")]
+    body = "".join(f"{len(line):x}\r\n{line}\r\n" for line in lines) + "0\r\n\r\n"
+    write("http", "chunked-chat", "HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
+          "Transfer-Encoding: chunked\r\n\r\n" + body)
+    reply = lines[0]
+    write("http", "content-length", f"HTTP/1.1 200 OK\r\nContent-Length: {len(reply)}\r\n\r\n{reply}")
+    error = json.dumps({"error": "model 'llama3' not found"})
+    write("http", "error", f"HTTP/1.1 404 Not Found\r\ncontent-length: {len(error)}\r\n\r\n{error}")
+    write("http", "cut-chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n{\"message\"")
+
+
 if __name__ == "__main__":
     bpe_seeds()
     vocabulary_seeds()
@@ -177,6 +192,7 @@ if __name__ == "__main__":
     zip_seeds()
     csv_seeds()
     email_seeds()
+    http_seeds()
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())
         print(f"{folder.name}: {len(files)} files, {sum(f.stat().st_size for f in files)} bytes")

@@ -140,7 +140,9 @@ std::optional<std::string> dechunk(std::string_view body) {
   }
 }
 
-HttpResponse parse_response(const std::string& raw, const std::string& where) {
+}  // namespace
+
+HttpResponse parse_http_response(const std::string& raw, const std::string& where) {
   const auto broken = [&](std::string_view why) {
     return HttpError(Kind::kBroken, fmt::format("{}: {}", where, why));
   };
@@ -190,8 +192,6 @@ HttpResponse parse_response(const std::string& raw, const std::string& where) {
   return response;
 }
 
-}  // namespace
-
 std::string HttpEndpoint::url(const std::string& path) const {
   const bool ipv6 = host.find(':') != std::string::npos;
   return fmt::format("http://{}{}{}:{}{}", ipv6 ? "[" : "", host, ipv6 ? "]" : "", port, path);
@@ -207,7 +207,7 @@ HttpResponse http_post_json(const HttpEndpoint& endpoint, const std::string& pat
       "Content-Length: {}\r\nConnection: close\r\n\r\n",
       path, endpoint.host, endpoint.port, body.size());
   send_all(socket, where, request + body, timeout);
-  return parse_response(receive_all(socket, where, timeout), where);
+  return parse_http_response(receive_all(socket, where, timeout), where);
 }
 
 }  // namespace llm

@@ -29,6 +29,12 @@ struct HttpError : std::runtime_error {
   Kind kind;
 };
 
+/// A server's whole answer, as read until it closed the connection: the status line,
+/// the headers, and the body (by Content-Length, chunked, or up to the end). Throws
+/// HttpError (kind kBroken, naming `where`) for what is not an HTTP answer or ends too
+/// early.
+HttpResponse parse_http_response(const std::string& raw, const std::string& where);
+
 /// An HTTP/1.1 POST of `body` (Content-Type: application/json) to `path`, over plain
 /// TCP, with Connection: close; waits at most `timeout` for the connection and for
 /// each read. Throws HttpError; any status code is returned, not thrown.

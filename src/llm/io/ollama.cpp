@@ -16,8 +16,10 @@ std::string query_model(const std::string& prompt, const std::string& model, con
       {"model", model},
       {"messages", nlohmann::json::array({{{"role", "user"}, {"content", prompt}}})},
       {"options", {{"seed", 123}, {"temperature", 0}, {"num_ctx", 2048}}}};
-  const auto response = http_post_json(endpoint, "/api/chat", request.dump(), timeout);
-  const auto where = endpoint.url("/api/chat");
+  return chat_reply(http_post_json(endpoint, "/api/chat", request.dump(), timeout), endpoint.url("/api/chat"));
+}
+
+std::string chat_reply(const HttpResponse& response, const std::string& where) {
   if (response.status != 200) {
     const auto first_line = response.body.substr(0, std::min(response.body.find('\n'), size_t{200}));
     throw Error(fmt::format("{} answered HTTP {}: {}", where, response.status, first_line));

@@ -19,6 +19,11 @@ std::string query_model(const std::string& prompt, const std::string& model = "l
                         const HttpEndpoint& endpoint = {"localhost", 11434},
                         std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
+/// The reply in Ollama's answer to POST /api/chat: the "content" of every streamed
+/// line's "message", joined. An llm::Error naming `where` for an answer that is not
+/// Ollama's (a status other than 200, a line that is not JSON, an "error" field).
+std::string chat_reply(const HttpResponse& response, const std::string& where);
+
 /// Python's int(text) for a score: an optional sign and decimal digits (single
 /// underscores between them allowed), surrounded by whitespace; nullopt otherwise
 /// (the lesson's "Could not convert score").

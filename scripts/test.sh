@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+# The browser tests (ctest -L browser) open pages in Debian's headless Chromium.
+scripts/install-packages.sh chromium
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0

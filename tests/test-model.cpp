@@ -1,8 +1,11 @@
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "helpers.h"
+#include "llm/attention/scaled_dot_product.h"
 #include "llm/io/state_dict.h"
 #include "llm/io/tensor_archive.h"
+#include "llm/model/attention_maps.h"
 #include "llm/model/generate.h"
 #include "llm/model/gpt_model.h"
 #include "llm/cli/model_flags.h"
@@ -19,6 +22,20 @@ NamedTensors golden(const std::string& name) { return llm::load_tensors(llm::tes
 const torch::Tensor& get(const NamedTensors& g, const std::string& key) { return llm::find_tensor(g, key, "golden"); }
 int64_t fingerprint_value(const torch::Tensor& t) { return llm::fingerprint(t).item<int64_t>(); }
 int64_t fingerprint_of(const NamedTensors& g, const std::string& key) { return get(g, "fingerprint/" + key).item<int64_t>(); }
+
+// A small GPT of 4 heads: multi-head attention, or grouped-query ("gqa") in 2 groups.
+llm::GPTConfig four_heads(const std::string& attention, int64_t vocab_size, int64_t context_length, int64_t emb_dim,
+                          int64_t n_layers) {
+  llm::GPTConfig config;
+  config.vocab_size = vocab_size;
+  config.context_length = context_length;
+  config.emb_dim = emb_dim;
+  config.n_heads = 4;
+  config.n_layers = n_layers;
+  config.attention = attention;
+  config.n_kv_groups = attention == "gqa" ? 2 : 0;
+  return config;
+}
 
 // The config a golden was recorded with, read back through the config's own fields.
 llm::GPTConfig config_of(const NamedTensors& g) {
@@ -267,14 +284,7 @@ TEST_CASE("state dicts move both ways by the PyTorch names") {
 TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA and GQA, greedy and sampled, past the context") {
   for (const std::string attention : {"mha", "gqa"}) {
     INFO(attention);
-    llm::GPTConfig config;
-    config.vocab_size = 200;
-    config.context_length = 16;
-    config.emb_dim = 32;
-    config.n_heads = 4;
-    config.n_layers = 2;
-    config.attention = attention;
-    config.n_kv_groups = attention == "gqa" ? 2 : 0;
+    const auto config = four_heads(attention, /*vocab_size=*/200, /*context_length=*/16, /*emb_dim=*/32, /*n_layers=*/2);
     torch::manual_seed(1);
     llm::GPTModel model(config);
     model->eval();
@@ -393,4 +403,88 @@ TEST_CASE("Linear::forward_matvec: a single row through the matrix-vector path e
       }
     }
   }
+}
+
+TEST_CASE("attention maps: every layer's and head's causal weights, recorded only when asked") {
+  for (const std::string attention : {"mha", "gqa"}) {
+    INFO(attention);
+    auto config = four_heads(attention, /*vocab_size=*/50, /*context_length=*/8, /*emb_dim=*/16, /*n_layers=*/3);
+    config.drop_rate = 0.5;  // eval mode: no dropout on the recorded weights
+    torch::manual_seed(2);
+    llm::GPTModel model(config);
+    const auto ids = torch::randint(0, 50, {1, 6}, torch::kLong);
+
+    model->eval();
+    const auto logits = model->forward(ids);
+    auto* first = model->trf_blocks[0]->as<llm::TransformerBlock>()->att.get();
+    CHECK_FALSE(first->recorded_weights.defined());  // off by default: nothing is kept
+
+    model->train();
+    const auto weights = llm::attention_weights(model, ids);
+    CHECK(model->is_training());  // the mode is restored
+    CHECK_FALSE(first->record_weights);
+    CHECK_FALSE(first->recorded_weights.defined());
+    REQUIRE(weights.sizes() == torch::IntArrayRef{3, 4, 6, 6});
+    CHECK(torch::equal(weights.triu(1), torch::zeros_like(weights)));  // nothing from the future
+    llm::test::check_close(weights.sum(-1), torch::ones({3, 4, 6}), "rows sum to 1", llm::test::tolerance::kSameMath);
+    model->eval();
+    CHECK(torch::equal(model->forward(ids), logits));  // recording changed nothing
+
+    // Layer 0 by hand: the lesson's softmax(q k^T / sqrt(d)) of the first block's input.
+    torch::NoGradGuard no_grad;
+    const auto x = model->trf_blocks[0]->as<llm::TransformerBlock>()->norm1(model->tok_emb(ids) +
+                                                                            model->pos_emb(torch::arange(6)));
+    const auto q = llm::split_heads(first->W_query(x), 4);
+    const auto k = llm::split_heads(first->W_key(x), config.attention == "gqa" ? 2 : 4).repeat_interleave(
+        config.attention == "gqa" ? 2 : 1, 1);
+    const auto scores = torch::matmul(q, k.transpose(-2, -1)).masked_fill(llm::causal_mask(6).to(torch::kBool), -INFINITY);
+    llm::test::check_close(weights[0], torch::softmax(scores / 2.0, -1)[0], "layer 0", llm::test::tolerance::kForward);
+  }
+}
+
+TEST_CASE("head summaries: a previous-token head, a first-token head, the strongest links") {
+  // Row i looks at token i - 1 only (row 0 at itself).
+  auto previous = torch::zeros({4, 4});
+  previous[0][0] = 1;
+  for (int64_t i = 1; i < 4; ++i) previous[i][i - 1] = 1;
+  const auto p = llm::summarize_head(previous, 2);
+  CHECK(p.previous_token == 1.0);
+  CHECK(p.first_token == Approx(1.0 / 3));
+  CHECK(p.entropy == 0.0);
+  CHECK(p.mean_distance == 1.0);
+  REQUIRE(p.strongest.size() == 2);
+  CHECK(p.strongest[0].weight == 1.0);
+  CHECK(p.strongest[0].to == p.strongest[0].from - 1);
+
+  // Every row spread evenly over what it can see.
+  auto even = torch::zeros({3, 3});
+  for (int64_t i = 0; i < 3; ++i) even[i].slice(0, 0, i + 1).fill_(1.0 / static_cast<double>(i + 1));
+  const auto e = llm::summarize_head(even);
+  CHECK(e.entropy == Approx((1.0 + std::log2(3.0)) / 2));  // rows 1 and 2: 1 bit and log2(3) bits
+  CHECK(e.mean_distance == Approx((0.5 + 1.0) / 2));
+  CHECK(e.strongest.size() == 3);  // (1,0) 0.5, then (2,0) and (2,1) a third each
+  CHECK(e.strongest[0].weight == Approx(0.5));
+
+  const auto one = llm::summarize_head(torch::ones({1, 1}));  // one token has no choice
+  CHECK(one.entropy == 0.0);
+  CHECK(one.strongest.empty());
+}
+
+TEST_CASE("attention maps JSON: safe inside an HTML script, tokens as given") {
+  llm::AttentionMaps maps;
+  maps.tokens = {"</script>", " <b>&", "\"x\""};
+  maps.weights = torch::tril(torch::ones({1, 2, 3, 3}));
+  maps.weights /= maps.weights.sum(-1, true);
+  maps.kv_groups = 1;
+  maps.model = "untrained <test>";
+  const auto json = llm::attention_maps_json(maps);
+  CHECK(json.find('<') == std::string::npos);
+  CHECK(json.find('>') == std::string::npos);
+  CHECK(json.find('&') == std::string::npos);
+  const auto parsed = nlohmann::json::parse(json);
+  CHECK(parsed["tokens"] == nlohmann::json(maps.tokens));
+  CHECK(parsed["model"] == "untrained <test>");
+  CHECK(parsed["kv_group"] == nlohmann::json({0, 0}));
+  CHECK(parsed["layers"][0][1]["weights"] == nlohmann::json::parse("[[1.0],[0.5,0.5],[0.3333,0.3333,0.3333]]"));
+  CHECK(parsed["layers"][0][0]["summary"]["previous_token"] == 0.4167);  // (0.5 + 0.3333) / 2
 }

@@ -395,6 +395,20 @@ def model_run(saved, seed):
             return {"logits": logits, "loss": loss,
                     "train_loss": torch.tensor(ch05_train.calc_loss_loader(train_loader, model), dtype=torch.float64),
                     "val_loss": torch.tensor(ch05_train.calc_loss_loader(val_loader, model), dtype=torch.float64)}
+    if kind == "attention_heads":
+        # The multi-head lesson's attn_weights in every block, taken where the lesson's
+        # MultiHeadAttention (or GroupedQueryAttention) hands them to its dropout: after
+        # the softmax, in eval mode.
+        model = recorded_model(cfg, saved)
+        model.eval()
+        weights = []
+        hooks = [block.att.dropout.register_forward_pre_hook(lambda module, args: weights.append(args[0][0]))
+                 for block in model.trf_blocks]
+        with torch.no_grad():
+            model(saved["ids"])
+        for hook in hooks:
+            hook.remove()
+        return {"attention_weights": torch.stack(weights)}
     sys.exit(f"compare: unknown kind '{kind}'")
 
 

@@ -43,3 +43,25 @@ llm_cli_test(ch03-02:exercise-3-1-with-bias 2 "v1, which has no bias: drop --qkv
 llm_cli_test(ch03-05:lesson-grad-fn 0 "\\[0.2575, 0.4028\\]\\]\\], grad_fn=<ViewBackward0>\\)$" COMMAND ch03-05-multi-head-attention)
 llm_cli_test(ch03-06:negative-groups 2 "--num-kv-groups must be 0 \\(one per head\\) or more, got -1"
              COMMAND ch03-06-grouped-query-attention --num-kv-groups -1)
+# The attention-head explorer (the multi-head lesson's demo), on the tiny GPT.
+llm_cli_test(ch03-07:summaries 0 "^  previous token +[01]\\.[0-3]  \\(0\\.[0-9]+ weight\\)$"
+             NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny.json)
+llm_cli_test(ch03-07:gqa-groups 0 "2 layers x 4 heads sharing 2 key/value groups \\(2 query heads each\\)"
+             NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny-gqa.json --layer 1)
+llm_cli_test(ch03-07:layer-beyond-model 2 "--layer must be below the model's 2 layers, got 2"
+             NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny.json --layer 2)
+llm_cli_test(ch03-07:empty-prompt 1 "the prompt is empty" NEEDS ${GPT2}
+             COMMAND ch03-07-attention-heads --config ${CFG}/tiny.json --prompt=)
+llm_cli_test(ch03-07:prompt-beyond-context 1 "the prompt has 100 tokens, more than the model's context of 64"
+             NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny.json
+             --prompt "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a")
+llm_compare_test(ch03-07-attention-heads ch03-07-attention-heads --config ${CFG}/tiny.json)
+llm_compare_test(ch03-07-gqa ch03-07-attention-heads --config ${CFG}/tiny-gqa.json --seed 7
+                 --prompt "Every effort moves you forward, one step at a time.")
+add_test(NAME cli:ch03-07:png-and-page COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/attention_heads.sh ${BIN}
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch03-07:png-and-page PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+# The page in headless Chromium (Debian's chromium: scripts/test.sh installs it).
+add_test(NAME browser:ch03-07:attention-page COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/attention_page.sh ${BIN}
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(browser:ch03-07:attention-page PROPERTIES LABELS browser SKIP_RETURN_CODE 77)

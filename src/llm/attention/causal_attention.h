@@ -16,7 +16,7 @@ struct CausalAttentionImpl : torch::nn::Module {
   torch::nn::Linear W_query{nullptr}, W_key{nullptr}, W_value{nullptr};
   torch::nn::Dropout dropout{nullptr};
   torch::Tensor mask;  // [context_length, context_length]
-  /// The attention weights of the last forward pass, for the lesson to print.
+  /// The attention weights of the last forward pass, before dropout.
   torch::Tensor last_weights;
 };
 TORCH_MODULE(CausalAttention);

@@ -51,7 +51,9 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
   const auto keys = for_query_heads(split_heads(W_key(x), g), h);      // [b, h, t, hd]
   const auto queries = split_heads(W_query(x), h);                     // [b, h, t, hd]
   const auto values = for_query_heads(split_heads(W_value(x), g), h);  // [b, h, t, hd]
-  return out_proj(merge_heads(causal_attention(queries, keys, values, mask_for(x), dropout)));  // [b, t, d_out]
+  const auto context =
+      causal_attention(queries, keys, values, mask_for(x), dropout, record_weights ? &recorded_weights : nullptr);
+  return out_proj(merge_heads(context));  // [b, t, d_out]
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {

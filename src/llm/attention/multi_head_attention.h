@@ -30,6 +30,11 @@ struct MultiHeadAttentionImpl : torch::nn::Module {
   torch::nn::Dropout dropout{nullptr};
   torch::Tensor mask;  // [context_length, context_length]; a buffer of multi-head attention only
 
+  /// When set, forward() keeps its attention weights in recorded_weights: [b,
+  /// num_heads, t, t], after the softmax and before dropout. Off, it costs nothing.
+  bool record_weights = false;
+  torch::Tensor recorded_weights;
+
  private:
   /// The mask, on x's device: grouped-query attention makes it on first use.
   const torch::Tensor& mask_for(const torch::Tensor& x);

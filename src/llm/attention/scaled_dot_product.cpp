@@ -19,9 +19,9 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
   const int64_t t_q = q.size(-2), t_k = k.size(-2);
   auto scores = torch::matmul(q, k.transpose(-2, -1));  // [..., t_q, t_k]
   scores.masked_fill_(mask.slice(0, t_k - t_q, t_k).slice(1, 0, t_k).to(torch::kBool), -INFINITY);
-  auto weights = dropout(torch::softmax(scores / std::sqrt(static_cast<double>(k.size(-1))), /*dim=*/-1));
+  const auto weights = torch::softmax(scores / std::sqrt(static_cast<double>(k.size(-1))), /*dim=*/-1);
   if (weights_out != nullptr) *weights_out = weights;
-  return torch::matmul(weights, v);  // [..., t_q, d_v]
+  return torch::matmul(dropout(weights), v);  // [..., t_q, d_v]
 }
 
 torch::Tensor split_heads(const torch::Tensor& x, int64_t n) {

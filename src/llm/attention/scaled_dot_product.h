@@ -15,7 +15,8 @@ torch::Tensor causal_mask(int64_t context_length);
 /// q is [..., t_q, d_k] and k, v are [..., t_k, d_k]: the queries are the last t_q of
 /// t_k positions (t_q < t_k when earlier keys come from a KV cache). `mask` is a
 /// causal_mask at least t_k x t_k. Returns the context vectors [..., t_q, d_v];
-/// `weights_out`, when given, receives the attention weights after dropout.
+/// `weights_out`, when given, receives the attention weights [..., t_q, t_k] after the
+/// softmax and before dropout (the lesson's attn_weights).
 torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& mask, torch::nn::Dropout& dropout,
                                torch::Tensor* weights_out = nullptr);

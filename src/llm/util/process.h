@@ -1,5 +1,6 @@
 #pragma once
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -9,5 +10,9 @@ namespace llm {
 /// arguments, no shell involved, and waits for it. Returns its exit status, or -1 when
 /// it could not be started or did not exit normally.
 int run_process(const std::vector<std::string>& argv);
+
+/// The same with the program's stderr written into the file `stderr_file`, for the
+/// caller to report in its own words.
+int run_process(const std::vector<std::string>& argv, const std::filesystem::path& stderr_file);
 
 }  // namespace llm

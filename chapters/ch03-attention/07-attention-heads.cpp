@@ -1,0 +1,172 @@
+// The multi-head lesson's interactive demo: what each head of a GPT attends to. The
+// prompt runs through the model once, every block's attention recording its weights
+// (after the softmax, before dropout, in eval mode); each head is summarized, and
+// --png draws a grid of heatmaps, --html writes a page to explore them offline.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <tuple>
+#include <filesystem>
+#include <stdlib.h>
+
+#include "attention_heads_page.h"  // kAttentionHeadsPage, generated from attention-heads.html
+#include "llm/cli/cli.h"
+#include "llm/cli/train_flags.h"
+#include "llm/io/tensor_archive.h"
+#include "llm/model/attention_maps.h"
+#include "llm/reference/recording.h"
+#include "llm/util/files.h"
+#include "llm/util/process.h"
+#include "llm/util/show.h"
+
+namespace {
+
+// The-verdict's first sentence.
+constexpr const char* kVerdict = "I HAD always thought Jack Gisburn rather a cheap genius--though a good fellow enough";
+
+std::string link_text(const llm::AttentionMaps& maps, const llm::HeadSummary::Link& link) {
+  return fmt::format("{} -> {} {:.2f}", llm::python_repr(maps.tokens[link.from]), llm::python_repr(maps.tokens[link.to]),
+                     link.weight);
+}
+
+// One line per head: its summary and its strongest link.
+void print_layer(const llm::AttentionMaps& maps, int64_t layer) {
+  fmt::print("Layer {}\n  head  entropy  back  prev  first  strongest link\n", layer);
+  for (int64_t h = 0; h < maps.heads(); ++h) {
+    const auto s = llm::summarize_head(maps.weights[layer][h], 1);
+    fmt::print("  {:>4}  {:>7.2f}  {:>4.1f}  {:>4.2f}  {:>5.2f}  {}{}\n", h, s.entropy, s.mean_distance,
+               s.previous_token, s.first_token, s.strongest.empty() ? "-" : link_text(maps, s.strongest[0]),
+               maps.kv_groups == maps.heads() ? "" : fmt::format("  (kv group {})", maps.kv_group(h)));
+  }
+}
+
+// The head that stands out most in each summary, over all layers.
+void print_standouts(const llm::AttentionMaps& maps) {
+  struct Standout {
+    const char* what;
+    const char* unit;
+    double (*score)(const llm::HeadSummary&);  // the larger, the more it stands out
+  };
+  const Standout standouts[] = {
+      {"previous token", "weight", [](const llm::HeadSummary& s) { return s.previous_token; }},
+      {"first token", "weight", [](const llm::HeadSummary& s) { return s.first_token; }},
+      {"farthest back", "tokens back", [](const llm::HeadSummary& s) { return s.mean_distance; }},
+      {"most focused", "bits of entropy", [](const llm::HeadSummary& s) { return -s.entropy; }}};
+  fmt::print("Standout heads (layer.head):\n");
+  for (const auto& standout : standouts) {
+    int64_t layer = 0, head = 0;
+    double best = -INFINITY;
+    for (int64_t l = 0; l < maps.layers(); ++l) {
+      for (int64_t h = 0; h < maps.heads(); ++h) {
+        const double score = standout.score(llm::summarize_head(maps.weights[l][h], 0));
+        if (score > best) std::tie(best, layer, head) = std::tuple(score, l, h);
+      }
+    }
+    fmt::print("  {:<15} {}.{}  ({:.2f} {})\n", standout.what, layer, head, std::abs(best), standout.unit);
+  }
+}
+
+// A folder of temporary files, removed with everything in it.
+class TempFolder {
+ public:
+  TempFolder() {
+    auto pattern = (std::filesystem::temp_directory_path() / "attention-heads.XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw llm::Error(fmt::format("cannot make a folder {}", pattern));
+    path_ = pattern;
+  }
+  ~TempFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  std::filesystem::path operator/(const char* name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// --png: scripts/plot_attention.py draws the maps' JSON in a temporary folder, and the
+// picture is then written in place whole (write_file_atomic).
+void draw_png(const std::string& json, const std::string& layer, const std::string& out) {
+  const TempFolder folder;
+  llm::write_file_atomic(folder / "maps.json", json);
+  const auto python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const int status = llm::run_process({python, llm::script_file("plot_attention.py").string(),
+                                       (folder / "maps.json").string(), layer, (folder / "heads.png").string()},
+                                      folder / "stderr");
+  if (status != 0) {
+    std::error_code ignored;
+    const auto said = std::filesystem::exists(folder / "stderr", ignored) ? llm::read_file(folder / "stderr") : "";
+    throw llm::Error(fmt::format("--png '{}': not drawn: {}", out,
+                                 said.empty() ? "scripts/plot_attention.py needs python3 with matplotlib"
+                                              : llm::one_line(said)));
+  }
+  try {
+    llm::write_file_atomic(out, llm::read_file(folder / "heads.png"));
+  } catch (const llm::Error& e) {
+    throw llm::Error(fmt::format("--png: {}", e.what()));
+  }
+  fmt::print("Heatmaps: {}\n", out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto options = llm::cli::options("ch03-07-attention-heads",
+                                   "What each attention head looks at: summaries, heatmaps and an interactive page");
+  llm::add_trained_model_flags(options);
+  options.add_options("Explorer")("prompt", "The text to run through the model",
+                                  cxxopts::value<std::string>()->default_value(kVerdict), "TEXT")(
+      "layer", "The layer to list and draw, from 0 (default: all of them)", cxxopts::value<int64_t>(), "N")(
+      "png", "Draw a grid of heatmaps, one per head, into FILE (python3 with matplotlib)",
+      cxxopts::value<std::string>(), "FILE")(
+      "html", "Write the interactive page into FILE: one file that opens offline", cxxopts::value<std::string>(),
+      "FILE");
+
+  return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const bool one_layer = args.count("layer") != 0;
+    const int64_t layer = one_layer ? args["layer"].as<int64_t>() : -1;
+    if (one_layer && layer < 0) throw llm::cli::BadFlagValue(fmt::format("--layer must be 0 or more, got {}", layer));
+    const auto tokenizer = llm::BpeTokenizer::gpt2();
+    auto model = llm::trained_model_from_flags(args);
+    if (layer >= model->config.n_layers) {
+      throw llm::cli::BadFlagValue(
+          fmt::format("--layer must be below the model's {} layers, got {}", model->config.n_layers, layer));
+    }
+    const auto maps =
+        llm::record_attention_maps(model, tokenizer, args["prompt"].as<std::string>(), llm::model_source(args));
+    fmt::print("Weights: {}\n", maps.model);
+    fmt::print("Tokens ({}): {}\n", maps.tokens.size(), llm::python_list(maps.tokens));
+    fmt::print("Attention weights: {} layers x {} heads{}, [{} x {}] each\n", maps.layers(), maps.heads(),
+               maps.kv_groups == maps.heads()
+                   ? ""
+                   : fmt::format(" sharing {} key/value groups ({} query heads each)", maps.kv_groups,
+                                 maps.heads() / maps.kv_groups),
+               maps.tokens.size(), maps.tokens.size());
+    fmt::print("entropy: bits per row; back: tokens back on average; prev, first: weight on the previous and the "
+               "first token\n");
+    for (int64_t l = 0; l < maps.layers(); ++l) {
+      if (!one_layer || l == layer) print_layer(maps, l);
+    }
+    print_standouts(maps);
+
+    const auto json = llm::attention_maps_json(maps);
+    if (args.count("html") != 0) {
+      std::string page(kAttentionHeadsPage);
+      const std::string marker = "/*ATTENTION_MAPS*/null";
+      page.replace(page.find(marker), marker.size(), json);
+      llm::write_file_atomic(args["html"].as<std::string>(), page);
+      fmt::print("Page: {} (open it in a browser; #layer=L&head=H selects a head)\n", args["html"].as<std::string>());
+    }
+    if (args.count("png") != 0) draw_png(json, one_layer ? std::to_string(layer) : "all", args["png"].as<std::string>());
+    if (args.count("save-outputs") != 0) {
+      auto archive = llm::model_header("attention_heads", llm::cli::seed(args), model->config);
+      archive.insert(archive.end(),
+                     {{"ids", torch::tensor(maps.ids).unsqueeze(0)}, {"attention_weights", maps.weights}});
+      llm::record_weights(archive, *model);
+      llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
+    }
+  });
+}

@@ -37,7 +37,8 @@ def main():
     heads, tokens = maps["n_heads"], [label(t) for t in maps["tokens"]]
     t = len(tokens)
     cell = max(1.6, min(3.2, 0.16 * t + 0.6))  # inches per heatmap
-    fig, axes = plt.subplots(len(layers), heads, figsize=(cell * heads, cell * len(layers) + 0.6), squeeze=False)
+    height = cell * len(layers) + 0.6
+    fig, axes = plt.subplots(len(layers), heads, figsize=(cell * heads, height), squeeze=False)
     for row, layer in enumerate(layers):
         for head in range(heads):
             ax = axes[row][head]
@@ -51,7 +52,7 @@ def main():
                 ax.set_xticklabels(tokens, rotation=90, fontsize=6)
                 ax.set_yticklabels(tokens, fontsize=6)
     fig.suptitle(f"Attention weights: {maps['model']}"[:120], fontsize=9)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / height))  # the title's room above the grid
     try:
         fig.savefig(out, dpi=110)
     except OSError as e:

@@ -53,7 +53,7 @@ void print_standouts(const llm::AttentionMaps& maps) {
       {"first token", "weight", [](const llm::HeadSummary& s) { return s.first_token; }},
       {"farthest back", "tokens back", [](const llm::HeadSummary& s) { return s.mean_distance; }},
       {"most focused", "bits of entropy", [](const llm::HeadSummary& s) { return -s.entropy; }}};
-  fmt::print("Standout heads (layer.head):\n");
+  fmt::print("Standout heads:\n");
   for (const auto& standout : standouts) {
     int64_t layer = 0, head = 0;
     double best = -INFINITY;
@@ -63,7 +63,7 @@ void print_standouts(const llm::AttentionMaps& maps) {
         if (score > best) std::tie(best, layer, head) = std::tuple(score, l, h);
       }
     }
-    fmt::print("  {:<15} {}.{}  ({:.2f} {})\n", standout.what, layer, head, std::abs(best), standout.unit);
+    fmt::print("  {:<15} layer {}, head {}  ({:.2f} {})\n", standout.what, layer, head, std::abs(best), standout.unit);
   }
 }
 

@@ -44,7 +44,7 @@ llm_cli_test(ch03-05:lesson-grad-fn 0 "\\[0.2575, 0.4028\\]\\]\\], grad_fn=<View
 llm_cli_test(ch03-06:negative-groups 2 "--num-kv-groups must be 0 \\(one per head\\) or more, got -1"
              COMMAND ch03-06-grouped-query-attention --num-kv-groups -1)
 # The attention-head explorer (the multi-head lesson's demo), on the tiny GPT.
-llm_cli_test(ch03-07:summaries 0 "^  previous token +[01]\\.[0-3]  \\(0\\.[0-9]+ weight\\)$"
+llm_cli_test(ch03-07:summaries 0 "^  previous token +layer [01], head [0-3]  \\(0\\.[0-9]+ weight\\)$"
              NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny.json)
 llm_cli_test(ch03-07:gqa-groups 0 "2 layers x 4 heads sharing 2 key/value groups \\(2 query heads each\\)"
              NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny-gqa.json --layer 1)

@@ -67,6 +67,10 @@ set_tests_properties(cli:ch05-01:weights-for-exercise-5.5 PROPERTIES FIXTURES_SE
 llm_compare_test(ch05-01-loss-of-given-weights ch05-01-loss --config ${CFG}/tiny.json
                  --load-state-dict ${RUNS}/tiny-seed-9.pt --max-length 32)
 set_tests_properties(cli:ch05-01-loss-of-given-weights:compare-with-pytorch PROPERTIES FIXTURES_REQUIRED tiny-seed-9)
+# The attention-head explorer on given weights (a state dict), against the lesson's modules.
+llm_compare_test(ch03-07-given-weights ch03-07-attention-heads --config ${CFG}/tiny.json
+                 --load-state-dict ${RUNS}/tiny-seed-9.pt)
+set_tests_properties(cli:ch03-07-given-weights:compare-with-pytorch PROPERTIES FIXTURES_REQUIRED tiny-seed-9)
 llm_cli_test(ch05-01:max-length-over-context 2 "--max-length must be in 0..64 \\(the context length\\), got 65"
              NEEDS ${GPT2} COMMAND ch05-01-loss --config ${CFG}/tiny.json --max-length 65)
 # Lesson 5.4: continuing from model_and_optimizer.pth, AdamW's state included.

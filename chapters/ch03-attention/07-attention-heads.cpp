@@ -22,6 +22,10 @@
 
 namespace {
 
+// The most tokens --png and --html draw: a head is t x t cells, and beyond this a page
+// or a picture of every head grows too large to look at.
+constexpr size_t kMaxDrawnTokens = 256;
+
 // The-verdict's first sentence.
 constexpr const char* kVerdict = "I HAD always thought Jack Gisburn rather a cheap genius--though a good fellow enough";
 
@@ -130,13 +134,19 @@ int main(int argc, char** argv) {
     const int64_t layer = one_layer ? args["layer"].as<int64_t>() : -1;
     if (one_layer && layer < 0) throw llm::cli::BadFlagValue(fmt::format("--layer must be 0 or more, got {}", layer));
     const auto tokenizer = llm::BpeTokenizer::gpt2();
+    const auto prompt = args["prompt"].as<std::string>();
+    const auto tokens = tokenizer.encode(prompt, {"<|endoftext|>"}).size();
+    if ((args.count("html") != 0 || args.count("png") != 0) && tokens > kMaxDrawnTokens) {
+      throw llm::Error(fmt::format("--png and --html draw at most {} tokens, and the prompt has {}: give a shorter "
+                                   "--prompt (without them, the summaries cover any length)",
+                                   kMaxDrawnTokens, tokens));
+    }
     auto model = llm::trained_model_from_flags(args);
     if (layer >= model->config.n_layers) {
       throw llm::cli::BadFlagValue(
           fmt::format("--layer must be below the model's {} layers, got {}", model->config.n_layers, layer));
     }
-    const auto maps =
-        llm::record_attention_maps(model, tokenizer, args["prompt"].as<std::string>(), llm::model_source(args));
+    const auto maps = llm::record_attention_maps(model, tokenizer, prompt, llm::model_source(args));
     fmt::print("Weights: {}\n", maps.model);
     fmt::print("Tokens ({}): {}\n", maps.tokens.size(), llm::python_list(maps.tokens));
     fmt::print("Attention weights: {} layers x {} heads{}, [{} x {}] each\n", maps.layers(), maps.heads(),

@@ -55,6 +55,9 @@ llm_cli_test(ch03-07:empty-prompt 1 "the prompt is empty" NEEDS ${GPT2}
 llm_cli_test(ch03-07:prompt-beyond-context 1 "the prompt has 100 tokens, more than the model's context of 64"
              NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny.json
              --prompt "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a")
+llm_cli_test(ch03-07:too-long-to-draw 1 "--png and --html draw at most 256 tokens, and the prompt has 300" NEEDS ${GPT2}
+             COMMAND ch03-07-attention-heads --config ${CFG}/gpt2-small.json --html page.html
+             --prompt "a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a a")
 llm_compare_test(ch03-07-attention-heads ch03-07-attention-heads --config ${CFG}/tiny.json)
 llm_compare_test(ch03-07-gqa ch03-07-attention-heads --config ${CFG}/tiny-gqa.json --seed 7
                  --prompt "Every effort moves you forward, one step at a time.")

@@ -6,7 +6,8 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <tuple>
+#include <iterator>
+#include <vector>
 #include <filesystem>
 #include <stdlib.h>
 
@@ -57,17 +58,24 @@ void print_standouts(const llm::AttentionMaps& maps) {
       {"first token", "weight", [](const llm::HeadSummary& s) { return s.first_token; }},
       {"farthest back", "tokens back", [](const llm::HeadSummary& s) { return s.mean_distance; }},
       {"most focused", "bits of entropy", [](const llm::HeadSummary& s) { return -s.entropy; }}};
-  fmt::print("Standout heads:\n");
-  for (const auto& standout : standouts) {
+  struct Best {
     int64_t layer = 0, head = 0;
-    double best = -INFINITY;
-    for (int64_t l = 0; l < maps.layers(); ++l) {
-      for (int64_t h = 0; h < maps.heads(); ++h) {
-        const double score = standout.score(llm::summarize_head(maps.weights[l][h], 0));
-        if (score > best) std::tie(best, layer, head) = std::tuple(score, l, h);
+    double score = -INFINITY;
+  };
+  std::vector<Best> best(std::size(standouts));
+  for (int64_t l = 0; l < maps.layers(); ++l) {
+    for (int64_t h = 0; h < maps.heads(); ++h) {
+      const auto summary = llm::summarize_head(maps.weights[l][h], 0);  // once per head, for every standout
+      for (size_t k = 0; k < best.size(); ++k) {
+        const double score = standouts[k].score(summary);
+        if (score > best[k].score) best[k] = {l, h, score};
       }
     }
-    fmt::print("  {:<15} layer {}, head {}  ({:.2f} {})\n", standout.what, layer, head, std::abs(best), standout.unit);
+  }
+  fmt::print("Standout heads:\n");
+  for (size_t k = 0; k < best.size(); ++k) {
+    fmt::print("  {:<15} layer {}, head {}  ({:.2f} {})\n", standouts[k].what, best[k].layer, best[k].head,
+               std::abs(best[k].score), standouts[k].unit);
   }
 }
 
@@ -96,8 +104,7 @@ class TempFolder {
 void draw_png(const std::string& json, const std::string& layer, const std::string& out) {
   const TempFolder folder;
   llm::write_file_atomic(folder / "maps.json", json);
-  const auto python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  const int status = llm::run_process({python, llm::script_file("plot_attention.py").string(),
+  const int status = llm::run_process({llm::python3(), llm::script_file("plot_attention.py").string(),
                                        (folder / "maps.json").string(), layer, (folder / "heads.png").string()},
                                       folder / "stderr");
   if (status != 0) {

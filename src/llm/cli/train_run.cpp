@@ -93,8 +93,7 @@ Stopped stopped_run(const Trainer& trainer) {
 void draw_plot(const cxxopts::ParseResult& args, const std::string& script, const std::vector<std::string>& inputs,
                const std::string& out) {
   if (args.count("no-plot") != 0) return;
-  const auto python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  std::vector<std::string> command = {python, script_file(script).string()};
+  std::vector<std::string> command = {python3(), script_file(script).string()};
   command.insert(command.end(), inputs.begin(), inputs.end());
   command.push_back(out);
   if (run_process(command) == 0) {

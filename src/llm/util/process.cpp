@@ -31,6 +31,8 @@ int spawn_and_wait(const std::vector<std::string>& argv, const posix_spawn_file_
 
 int run_process(const std::vector<std::string>& argv) { return spawn_and_wait(argv, nullptr); }
 
+std::string python3() { return std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
+
 int run_process(const std::vector<std::string>& argv, const std::filesystem::path& stderr_file) {
   posix_spawn_file_actions_t actions;
   if (::posix_spawn_file_actions_init(&actions) != 0) return -1;

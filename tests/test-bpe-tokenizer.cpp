@@ -2,6 +2,7 @@
 
 #include "helpers.h"
 #include "llm/text/bpe_tokenizer.h"
+#include "llm/text/token_corpus.h"
 #include "llm/util/error.h"
 
 namespace {
@@ -151,4 +152,162 @@ TEST_CASE("malformed vocabulary files are rejected with the file and the place")
   rejects(ok_json, "#version: 0.2\nab\n", "line 2: expected two tokens");
   rejects(ok_json, "a b\nab zz\n", "line 2: \"zz\" is not a token of 'enc.json'");
   rejects(ok_json, "b a\n", "line 1: \"ba\" is not a token of 'enc.json'");
+}
+
+namespace {
+
+std::vector<int64_t> joined(std::vector<int64_t> a, const std::vector<int64_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+}  // namespace
+
+// Cutting at a safe cut never changes the ids: on every safe cut of the-verdict's
+// start, of tiktoken's hard strings, and of strings made to sit on the rules' edges.
+TEST_CASE("a text cut at a safe cut encodes to the ids of the whole") {
+  const auto* tokenizer = gpt2_or_skip();
+  std::vector<std::string> texts{llm::read_text_file(llm::test::data_or_skip("the-verdict.txt")).substr(0, 3000)};
+  for (const auto& c : golden()["strings"]) texts.push_back(c["text"].get<std::string>());
+  for (const char* edge : {"a\nb", "a \nb", "a\n\nb", "x\n's y", ".\n.", "a b", "a  b", "1 a", "'s b", "a\n<|endoftext|>b",
+                           "<|endoftext|> Hello\nworld", "tab\tx y", "x\n y", "x\n\ty", "é\nb a\né", "a\r\nb c",
+                           "don't stop\nbelieving 's now", "1,000 people\n2,000 more"}) {
+    texts.emplace_back(edge);
+  }
+  int64_t cuts = 0;
+  for (const auto& text : texts) {
+    INFO("text: " << nlohmann::json(text).dump());
+    const std::set<std::string> allowed{"<|endoftext|>"};
+    const auto whole = tokenizer->encode(text, allowed);
+    for (size_t p = 0; p <= text.size(); ++p) {
+      if (!llm::is_safe_cut(text, p)) continue;
+      INFO("cut at byte " << p);
+      ++cuts;
+      CHECK(joined(tokenizer->encode(text.substr(0, p), allowed), tokenizer->encode(text.substr(p), allowed)) == whole);
+    }
+  }
+  CHECK(cuts > 100);
+  CHECK(llm::is_safe_cut("a\nb", 2));
+  CHECK(llm::is_safe_cut("a b", 1));
+  CHECK_FALSE(llm::is_safe_cut("a \nb", 3));  // a space before the newline joins it: " \n" could be one piece
+  CHECK_FALSE(llm::is_safe_cut("a\n b", 2));  // " b" starts with the space
+  CHECK_FALSE(llm::is_safe_cut("a 1", 1));    // only a letter takes the space into its piece
+  CHECK(llm::last_safe_cut("ab cd\nef gh", 7) == 6);
+  CHECK(llm::last_safe_cut("ab cd\nef gh", 8) == 8);
+  CHECK(llm::first_safe_cut("ab cd\nef gh", 7) == 8);
+}
+
+TEST_CASE("encoding in parallel gives the one-thread ids of Moby Dick") {
+  const auto* tokenizer = gpt2_or_skip();
+  const std::string text = llm::read_text_file(llm::test::data_or_skip("moby-dick.txt"));
+  const auto expected = tokenizer->encode(text, {"<|endoftext|>"});
+  for (const int threads : {2, 3, 8}) {
+    INFO(threads << " threads");
+    CHECK(llm::encode_in_parallel(*tokenizer, text, threads) == expected);
+  }
+}
+
+namespace {
+
+// Writes `text` to `path`.
+void write(const std::filesystem::path& path, const std::string& text) { llm::write_file_atomic(path, text); }
+
+std::string fnv_name(const std::string& text) { return llm::hash_name(llm::fnv1a64(text)); }
+
+}  // namespace
+
+TEST_CASE("prepare writes the one-thread ids of the documents joined by <|endoftext|>, in small rounds") {
+  const auto* tokenizer = gpt2_or_skip();
+  const std::string moby = llm::read_text_file(llm::test::data_or_skip("moby-dick.txt"));
+  const std::string verdict = llm::read_text_file(llm::test::data_or_skip("the-verdict.txt"));
+  const auto dir = llm::test::temp_dir("prepare");
+  std::filesystem::create_directories(dir / "corpus" / "b");
+  std::filesystem::create_directories(dir / "corpus" / ".hidden");
+  write(dir / "corpus" / "a.txt", verdict);
+  write(dir / "corpus" / "b" / "moby.txt", moby);
+  write(dir / "corpus" / "b" / "empty.txt", "");
+  write(dir / "corpus" / ".hidden" / "x.txt", "left out");
+  write(dir / "corpus" / ".notes", "left out");
+  const std::string text = verdict + "<|endoftext|>" + moby;  // a.txt, then b/moby.txt
+  const auto expected = tokenizer->encode(text, {"<|endoftext|>"});
+
+  llm::PrepareOptions options;
+  options.inputs = {dir / "corpus"};
+  options.out = dir / "corpus.bin";
+  options.threads = 3;
+  options.block_bytes = 4096;  // hundreds of rounds, each cut at its last safe cut
+  int64_t rounds = 0, last_done = 0, last_total = 0;
+  options.on_progress = [&](int64_t done, int64_t total) {
+    ++rounds;
+    last_done = done;
+    last_total = total;
+  };
+  const auto files = llm::prepare_token_files(*tokenizer, options);
+  CHECK(llm::TokenFile(options.out).ids() == expected);
+  CHECK(files.train.tokens == static_cast<int64_t>(expected.size()));
+  CHECK(files.train.documents == 2);
+  CHECK(files.empty_files == 1);
+  CHECK(files.train.source_bytes == static_cast<int64_t>(text.size()));
+  CHECK(files.train.source_hash == fnv_name(text));
+  CHECK(files.train.vocab_hash == llm::vocabulary_hash(tokenizer->vocabulary()));
+  CHECK(rounds > 200);
+  CHECK(last_done == last_total);
+  CHECK(last_total == static_cast<int64_t>(verdict.size() + moby.size()));
+
+  // The last tenth validates: the two files are the whole's ids, cut where the text is.
+  options.val_fraction = 0.1;
+  options.val_out = dir / "corpus.val.bin";
+  options.on_progress = nullptr;
+  const auto split = llm::prepare_token_files(*tokenizer, options);
+  const auto train = llm::TokenFile(options.out).ids(), val = llm::TokenFile(options.val_out).ids();
+  CHECK(joined(train, val) == expected);
+  const auto cut = static_cast<size_t>(split.train.source_bytes);
+  CHECK(cut >= static_cast<size_t>(0.9 * static_cast<double>(verdict.size() + moby.size())));
+  CHECK(cut < static_cast<size_t>(0.9 * static_cast<double>(verdict.size() + moby.size())) + 200);
+  CHECK(train == tokenizer->encode(text.substr(0, cut), {"<|endoftext|>"}));
+  CHECK(split.train.source_hash == fnv_name(text.substr(0, cut)));
+  CHECK(split.val.source_hash == fnv_name(text.substr(cut)));
+  CHECK(split.val.documents == 1);  // the rest of Moby Dick
+  CHECK(split.train.documents == 2);
+
+  // A separate validation text.
+  options.val_fraction = 0;
+  options.inputs = {dir / "corpus" / "a.txt"};
+  options.val_inputs = {dir / "corpus" / "b" / "moby.txt"};
+  llm::prepare_token_files(*tokenizer, options);
+  CHECK(llm::TokenFile(options.out).ids() == tokenizer->encode(verdict));
+  CHECK(llm::TokenFile(options.val_out).size() == static_cast<int64_t>(tokenizer->encode(moby).size()));
+}
+
+TEST_CASE("prepare refuses bad input naming it, and a stopped or failed run leaves no file") {
+  const auto* tokenizer = gpt2_or_skip();
+  const auto dir = llm::test::temp_dir("prepare-bad");
+  write(dir / "good.txt", "Every effort moves you.\nAnd more.\n");
+  write(dir / "bad.txt", "Every effort moves you.\nAnd \xff more.\n");
+  llm::PrepareOptions options;
+  options.out = dir / "out.bin";
+  options.inputs = {dir / "good.txt", dir / "bad.txt"};
+  CHECK_THROWS_WITH(llm::prepare_token_files(*tokenizer, options),
+                    Catch::Contains("bad.txt': invalid UTF-8 at byte 28; expected UTF-8 text"));
+  options.inputs = {dir / "missing.txt"};
+  CHECK_THROWS_WITH(llm::prepare_token_files(*tokenizer, options),
+                    Catch::Contains("missing.txt': no such file or folder"));
+  std::filesystem::create_directories(dir / "empty-folder");
+  options.inputs = {dir / "empty-folder"};
+  CHECK_THROWS_WITH(llm::prepare_token_files(*tokenizer, options), Catch::Contains("a folder with no files"));
+  options.inputs = {dir / "good.txt"};
+  options.should_stop = [] { return true; };
+  CHECK(llm::prepare_token_files(*tokenizer, options).stopped);
+  // More than 64 MB with nowhere to cut, read 1 MB at a time.
+  write(dir / "one-word.txt", std::string(size_t{66} << 20, 'a'));
+  options.inputs = {dir / "one-word.txt"};
+  options.block_bytes = size_t{1} << 20;
+  options.should_stop = nullptr;
+  CHECK_THROWS_WITH(llm::prepare_token_files(*tokenizer, options), Catch::Contains("no place to cut the text"));
+  // None of these left a file behind, finished or temporary.
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    INFO(entry.path().string());
+    CHECK(entry.path().filename().string().rfind("out", 0) != 0);
+    CHECK(entry.path().filename().string().rfind(".out", 0) != 0);
+  }
 }

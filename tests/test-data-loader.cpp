@@ -1,5 +1,7 @@
 #include <nlohmann/json.hpp>
 
+#include <numeric>
+
 #include "helpers.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
@@ -9,6 +11,7 @@
 #include "llm/text/distributed_sampler.h"
 #include "llm/text/instruction_data.h"
 #include "llm/text/spam_corpora.h"
+#include "llm/text/token_file.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/numpy_random.h"
@@ -16,6 +19,18 @@
 namespace {
 std::shared_ptr<llm::SlidingWindowDataset> dataset(int64_t n, int64_t max_length, int64_t stride) {
   return std::make_shared<llm::SlidingWindowDataset>(torch::arange(n), max_length, stride);
+}
+
+// A token file of the ids 0..n-1.
+std::shared_ptr<const llm::TokenFile> token_file(const std::filesystem::path& path, int64_t n,
+                                                 int64_t vocab_size = 50257) {
+  llm::TokenFileWriter writer(path, vocab_size, "fnv1a64:test");
+  std::vector<int64_t> ids(static_cast<size_t>(n));
+  std::iota(ids.begin(), ids.end(), 0);
+  writer.append(ids);
+  writer.add_document();
+  writer.commit("ids 0..n-1");
+  return std::make_shared<const llm::TokenFile>(path);
 }
 }  // namespace
 
@@ -37,13 +52,25 @@ TEST_CASE("the data loader gives PyTorch DataLoader's batches and generator stat
     std::string name;
     int64_t max_length, stride, batch_size;
     bool shuffle, drop_last;
+    int64_t num_samples;  // drawn with replacement; 0: a permutation
   };
-  for (const auto& c : {Case{"shuffle", 4, 1, 8, true, true}, Case{"shuffle_keep_last", 5, 3, 7, true, false},
-                        Case{"ordered", 4, 4, 8, false, true}}) {
-    INFO(c.name);
+  // The same windows from a token file: what training on a prepared corpus reads.
+  const auto file = token_file(llm::test::temp_dir("loader-golden") / "ids.bin", 200);
+  for (const auto& [c, from_file] : std::vector<std::pair<Case, bool>>{
+           {{"shuffle", 4, 1, 8, true, true, 0}, false},
+           {{"shuffle_keep_last", 5, 3, 7, true, false, 0}, false},
+           {{"ordered", 4, 4, 8, false, true, 0}, false},
+           {{"shuffle_keep_last", 5, 3, 7, true, false, 0}, true},
+           {{"random", 4, 1, 8, true, true, 50}, false},
+           {{"random", 4, 1, 8, true, true, 50}, true},
+           {{"random_keep_last", 5, 1, 6, true, false, 75}, true}}) {
+    INFO(c.name << (from_file ? " from a token file" : ""));
     torch::manual_seed(123);
-    const llm::DataLoader loader(dataset(200, c.max_length, c.stride),
-                                 llm::DataLoaderOptions(c.batch_size).shuffle(c.shuffle).drop_last(c.drop_last));
+    auto options = llm::DataLoaderOptions(c.batch_size).shuffle(c.shuffle).drop_last(c.drop_last);
+    if (c.num_samples > 0) options.replacement(true).num_samples(c.num_samples);
+    std::shared_ptr<const llm::Dataset> windows = dataset(200, c.max_length, c.stride);
+    if (from_file) windows = std::make_shared<llm::TokenFileDataset>(file, 0, 200, c.max_length, c.stride);
+    const llm::DataLoader loader(windows, options);
     for (int epoch = 0; epoch < 2; ++epoch) {
       const auto key = [&](const char* what) { return fmt::format("{}/epoch{}/{}", c.name, epoch, what); };
       std::vector<torch::Tensor> inputs, targets;
@@ -59,6 +86,47 @@ TEST_CASE("the data loader gives PyTorch DataLoader's batches and generator stat
       CHECK(torch::equal(torch::rand(3), llm::find_tensor(golden, key("next_rand"), "golden")));
     }
   }
+}
+
+TEST_CASE("a token file holds its ids and header, and a bad one is refused naming it") {
+  const auto dir = llm::test::temp_dir("token-file");
+  const auto file = token_file(dir / "ids.bin", 70000, 70000);  // past uint16: 4 bytes an id
+  CHECK(file->header().token_bytes == 4);
+  CHECK(file->header().tokens == 70000);
+  CHECK(file->header().documents == 1);
+  const auto ids = file->ids();
+  CHECK(ids.front() == 0);
+  CHECK(ids.back() == 69999);
+  const auto small = token_file(dir / "small.bin", 300);
+  CHECK(small->header().token_bytes == 2);
+  CHECK(std::filesystem::file_size(dir / "small.bin") == llm::TokenFileHeader::kBytes + 600);
+  CHECK(llm::read_file_start(dir / "small.bin", 20) == "libtorch-llm tokens\n");
+  CHECK(llm::is_token_file(dir / "small.bin"));
+  // A window read from the middle, widened to int64.
+  const llm::TokenFileDataset windows(small, 10, 300, 4, 4);
+  CHECK(windows.size() == 72);  // range(0, 290 - 4, 4)
+  const auto [x, y] = windows.get_batch(torch::tensor({1, 71}));
+  CHECK(torch::equal(x, torch::tensor({{14, 15, 16, 17}, {294, 295, 296, 297}})));
+  CHECK(torch::equal(y, torch::tensor({{15, 16, 17, 18}, {295, 296, 297, 298}})));
+  // An id outside the vocabulary is refused before it is written; nothing is left.
+  {
+    llm::TokenFileWriter writer(dir / "bad.bin", 100, "fnv1a64:test");
+    CHECK_THROWS_WITH(writer.append({5, 100}), Catch::Contains("id 100 is outside the vocabulary of 100 tokens"));
+  }
+  CHECK(!std::filesystem::exists(dir / "bad.bin"));
+  CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 2);
+  // Cut short, or not a token file at all: one line naming the file.
+  auto bytes = llm::read_file(dir / "small.bin");
+  llm::write_file_atomic(dir / "short.bin", bytes.substr(0, bytes.size() - 1));
+  CHECK_THROWS_WITH(llm::TokenFile(dir / "short.bin"),
+                    Catch::Contains("short.bin") && Catch::Contains("but a header and 300 ids of 2 bytes make 1624"));
+  llm::write_file_atomic(dir / "text.bin", "Every effort moves you");
+  CHECK(!llm::is_token_file(dir / "text.bin"));
+  CHECK_THROWS_WITH(llm::TokenFile(dir / "text.bin"), Catch::Contains("does not start with a token file's header"));
+  bytes.replace(bytes.find("\"version\":1"), 11, "\"version\":9");
+  llm::write_file_atomic(dir / "v9.bin", bytes);
+  CHECK_THROWS_WITH(llm::TokenFile(dir / "v9.bin"), Catch::Contains("it is version 9, this program reads version 1"));
+  CHECK_THROWS_AS(llm::TokenFileDataset(small, 0, 4, 4, 1), llm::Error);  // no window of 5
 }
 
 TEST_CASE("the first batch of the-verdict is the lesson's") {

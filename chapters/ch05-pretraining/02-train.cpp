@@ -25,8 +25,13 @@ void print_run(const llm::Trainer& trainer) {
   const auto& data = trainer.data();
   fmt::print("Model: {} parameters; {} layers, {} heads, emb_dim {}, context {}\n", llm::parameter_count(*trainer.model()),
              model.n_layers, model.n_heads, model.emb_dim, model.context_length);
-  fmt::print("Data: {}: {} training tokens ({} windows), {} validation tokens ({} windows)\n", config.data,
-             data.train_tokens, data.train->size(), data.val_tokens, data.val->size());
+  const auto windows = [&](int64_t samples, const llm::Dataset& dataset) {
+    return samples > 0 ? fmt::format("{} random windows an epoch, of {} starts", samples, dataset.size())
+                       : fmt::format("{} windows", dataset.size());
+  };
+  fmt::print("Data: {}: {} training tokens ({}), {}{} validation tokens ({})\n", config.data, data.train_tokens,
+             windows(data.train_samples, *data.train), config.val_data.empty() ? "" : config.val_data + ": ",
+             data.val_tokens, windows(data.val_samples, *data.val));
   fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
              trainer.steps_per_epoch(), config.batch_size, config.lr, config.weight_decay, config.seed);
   if (const auto& group = trainer.group()) {

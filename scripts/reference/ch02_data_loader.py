@@ -5,7 +5,7 @@ does not depend on a tokenizer. The C++ DataLoader must give the same batches an
 leave the global generator in the same state (checked by a draw after each epoch).
 """
 import torch
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import DataLoader, Dataset, RandomSampler
 
 from common import save_golden
 
@@ -30,15 +30,22 @@ def main():
     out = {}
     ids = list(range(200))
     cases = {
-        # name: (max_length, stride, batch_size, shuffle, drop_last)
-        "shuffle": (4, 1, 8, True, True),
-        "shuffle_keep_last": (5, 3, 7, True, False),
-        "ordered": (4, 4, 8, False, True),
+        # name: (max_length, stride, batch_size, shuffle, drop_last, num_samples with replacement)
+        "shuffle": (4, 1, 8, True, True, None),
+        "shuffle_keep_last": (5, 3, 7, True, False, None),
+        "ordered": (4, 4, 8, False, True, None),
+        # Random windows (sampling "random"): RandomSampler's draws with replacement.
+        "random": (4, 1, 8, True, True, 50),
+        "random_keep_last": (5, 1, 6, True, False, 75),
     }
-    for name, (max_length, stride, batch_size, shuffle, drop_last) in cases.items():
+    for name, (max_length, stride, batch_size, shuffle, drop_last, num_samples) in cases.items():
         torch.manual_seed(123)
-        loader = DataLoader(GPTDatasetV1(ids, max_length, stride), batch_size=batch_size, shuffle=shuffle,
-                            drop_last=drop_last, num_workers=0)
+        dataset = GPTDatasetV1(ids, max_length, stride)
+        if num_samples is None:
+            loader = DataLoader(dataset, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last, num_workers=0)
+        else:
+            loader = DataLoader(dataset, batch_size=batch_size, drop_last=drop_last, num_workers=0,
+                                sampler=RandomSampler(dataset, replacement=True, num_samples=num_samples))
         for epoch in range(2):
             inputs, targets = zip(*loader)
             out[f"{name}/epoch{epoch}/inputs"] = torch.cat(inputs)

@@ -10,8 +10,9 @@ import argparse
 import json
 import math
 
+import numpy as np
 import torch
-from torch.utils.data import DataLoader
+from torch.utils.data import DataLoader, RandomSampler
 
 from ch02_data_loader import GPTDatasetV1
 from common import ROOT, data_file, save_golden
@@ -21,7 +22,7 @@ import gpt2_bpe
 RUN_DEFAULTS = dict(seed=123, train_ratio=0.9, batch_size=2, stride=0, num_epochs=10, lr=4e-4, weight_decay=0.1,
                     eval_freq=5, eval_iter=5, start_context="Every effort moves you", sample_tokens=50,
                     warmup_steps=0, initial_lr=0.0, lr_schedule="constant", min_lr=0.0, grad_clip=0.0, clip_during_warmup=False, grad_accum=1,
-                    max_steps=0)
+                    max_steps=0, sampling="sliding")
 
 
 def calc_loss_batch(input_batch, target_batch, model):
@@ -66,10 +67,55 @@ def split_ids(text, run, encode):
     return encode(text[:split_idx]), encode(text[split_idx:])
 
 
+TOKEN_FILE_MAGIC = b"libtorch-llm tokens\n"
+
+
+def read_token_file(path):
+    """The ids of a token file (tools/prepare), read as nanoGPT reads its train.bin:
+    np.memmap, here past the file's 1024-byte header."""
+    with open(path, "rb") as f:
+        head = f.read(1024)
+    header = json.loads(head[len(TOKEN_FILE_MAGIC):].decode())
+    dtype = np.uint16 if header["token_bytes"] == 2 else np.uint32
+    return np.memmap(path, dtype=dtype, mode="r", offset=1024, shape=(header["tokens"],))
+
+
+def is_token_file(path):
+    with open(path, "rb") as f:
+        return f.read(len(TOKEN_FILE_MAGIC)) == TOKEN_FILE_MAGIC
+
+
+def run_ids(run, path, val_path, encode):
+    """A run's training and validation ids: from token files, split by train_ratio of
+    the tokens unless val_data names the validation file, or from text, as lesson 5.2
+    splits it unless val_data names a validation text."""
+    if is_token_file(path):
+        ids = read_token_file(path).astype(np.int64).tolist()
+        if val_path:
+            return ids, read_token_file(val_path).astype(np.int64).tolist()
+        split = int(run["train_ratio"] * len(ids))
+        return ids[:split], ids[split:]
+    text = path.read_text(encoding="utf-8")
+    if val_path:
+        return encode(text), encode(val_path.read_text(encoding="utf-8"))
+    return split_ids(text, run, encode)
+
+
 def loaders(cfg, run, train_ids, val_ids):
     """Lesson 5.1's loaders: shuffled training windows without a short last batch, and
-    the validation windows in order."""
+    the validation windows in order. With sampling "random" (nanoGPT's way, beyond the
+    lesson), a window starts at every token, and PyTorch's RandomSampler draws each
+    epoch's windows with replacement: as many as the text makes without overlap, and
+    as many again for each evaluation."""
     ctx = cfg["context_length"]
+    if run["sampling"] == "random":
+        train_set, val_set = GPTDatasetV1(train_ids, ctx, 1), GPTDatasetV1(val_ids, ctx, 1)
+        draws = lambda ids: (len(ids) - ctx - 1) // ctx + 1
+        train_loader = DataLoader(train_set, batch_size=run["batch_size"], drop_last=True, num_workers=0,
+                                  sampler=RandomSampler(train_set, replacement=True, num_samples=draws(train_ids)))
+        val_loader = DataLoader(val_set, batch_size=run["batch_size"], drop_last=False, num_workers=0,
+                                sampler=RandomSampler(val_set, replacement=True, num_samples=draws(val_ids)))
+        return train_loader, val_loader
     stride = run["stride"] or ctx
     train_loader = DataLoader(GPTDatasetV1(train_ids, ctx, stride), batch_size=run["batch_size"], shuffle=True,
                               drop_last=True, num_workers=0)

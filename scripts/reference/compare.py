@@ -422,10 +422,13 @@ def recorded_model(cfg, saved):
     return model
 
 
+def data_path(name):
+    """A file a chapter-5 run read: its path as given, else the data folder's file."""
+    return pathlib.Path(name) if pathlib.Path(name).exists() else data_file(name)
+
+
 def read_text(name):
-    """The text a chapter-5 run read: its path as given, else the data folder's file."""
-    path = pathlib.Path(name) if pathlib.Path(name).exists() else data_file(name)
-    return path.read_text(encoding="utf-8")
+    return data_path(name).read_text(encoding="utf-8")
 
 
 def train_run(saved, seed):
@@ -433,7 +436,9 @@ def train_run(saved, seed):
     in PyTorch; the evaluation history must agree."""
     cfg = json.loads(bytes(saved["config/model"].tolist()).decode())
     run = json.loads(bytes(saved["config/train"].tolist()).decode())
-    train_ids, val_ids = ch05_train.split_ids(read_text(run["data"]), ch05_train.RUN_DEFAULTS | run, gpt2_bpe.Encoder().encode)
+    val_path = data_path(run["val_data"]) if run.get("val_data") else None
+    train_ids, val_ids = ch05_train.run_ids(ch05_train.RUN_DEFAULTS | run, data_path(run["data"]), val_path,
+                                            gpt2_bpe.Encoder().encode)
     run = {k: v for k, v in run.items() if k in ch05_train.RUN_DEFAULTS}
     history = ch05_train.history_tensors(ch05_train.train(cfg, run, train_ids, val_ids))
     return {k: v for k, v in history.items() if k in saved}

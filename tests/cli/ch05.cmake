@@ -193,3 +193,55 @@ add_test(NAME cli:ch05-02:metrics-and-plot-content COMMAND ${PYTHON_TORCH} ${CMA
                                                            ${BIN}/ch05-02-train
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch05-02:metrics-and-plot-content PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+
+# Token files: tools/prepare, then training that memory-maps them (docs/pretraining.md).
+add_test(NAME cli:prepare:token-files-train-as-their-texts COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/token_files.sh ${BIN}
+                                                                  ${RUNS}/token-files
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:prepare:token-files-train-as-their-texts PROPERTIES LABELS cli SKIP_RETURN_CODE 77
+                     TIMEOUT 300)
+llm_cli_test(prepare:the-verdict 0 "Tokens: .*verdict.bin \\(5145 tokens as uint16, 1 documents" NEEDS ${VERDICT} ${GPT2}
+             COMMAND prepare ${PROJECT_SOURCE_DIR}/data/the-verdict.txt -o ${RUNS}/verdict.bin)
+set_tests_properties(cli:prepare:the-verdict PROPERTIES FIXTURES_SETUP verdict-tokens)
+# Random windows (nanoGPT's sampling) are PyTorch's RandomSampler(replacement=True)
+# draws, from a token file and from the text.
+llm_compare_test(ch05-02-random-windows ch05-02-train ${TINY_RUN} --data ${RUNS}/verdict.bin --sampling random
+                 --max-steps 6 --eval-freq 2 --out-dir=)
+set_tests_properties(cli:ch05-02-random-windows:compare-with-pytorch PROPERTIES FIXTURES_REQUIRED verdict-tokens)
+llm_compare_test(ch05-02-random-windows-of-text ch05-02-train ${TINY_RUN} --sampling random --batch-size 3
+                 --max-steps 6 --eval-freq 2 --out-dir=)
+llm_cli_test(prepare:no-input 2 "no input. expected text files or folders to tokenize" COMMAND prepare -o x.bin)
+llm_cli_test(prepare:no-out 2 "--out is missing. expected the token file to write" COMMAND prepare a.txt)
+llm_cli_test(prepare:bad-val-fraction 2 "--val-fraction must be between 0 and 1, got 1.5"
+             COMMAND prepare a.txt -o x.bin --val-fraction 1.5)
+llm_cli_test(prepare:two-validations 2 "--val-fraction and --val-input both choose the validation text. give one"
+             COMMAND prepare a.txt -o x.bin --val-fraction 0.1 --val-input b.txt)
+llm_cli_test(prepare:val-out-is-out 2 "--val-out is the same file as --out"
+             COMMAND prepare a.txt -o x.bin --val-fraction 0.1 --val-out ./x.bin)
+llm_cli_test(prepare:val-out-alone 2 "--val-out needs --val-fraction or --val-input" COMMAND prepare a.txt -o x.bin --val-out v.bin)
+llm_cli_test(prepare:zero-jobs 2 "--jobs must be positive, got 0" COMMAND prepare a.txt -o x.bin -j 0)
+llm_cli_test(prepare:too-many-jobs 2 "--jobs must be at most the machine's [0-9]+ cores, got 10000" COMMAND prepare a.txt -o x.bin -j 10000)
+llm_cli_test(prepare:missing-input 1 "input 'nope.txt': no such file or folder" NEEDS ${GPT2}
+             COMMAND prepare nope.txt -o ${RUNS}/nope.bin)
+llm_cli_test(prepare:invalid-utf8 1 "invalid-utf8.txt': invalid UTF-8 at byte 7. expected UTF-8 text" NEEDS ${GPT2}
+             COMMAND prepare ${FIXTURES}/invalid-utf8.txt -o ${RUNS}/invalid.bin)
+llm_cli_test(prepare:binary-input 1 "binary.bin': invalid UTF-8 at byte" NEEDS ${GPT2}
+             COMMAND prepare ${FIXTURES}/binary.bin -o ${RUNS}/binary.bin)
+llm_cli_test(prepare:empty-input 1 "no text for the training file" NEEDS ${GPT2}
+             COMMAND prepare ${FIXTURES}/empty.txt -o ${RUNS}/empty.bin)
+llm_cli_test(prepare:out-is-a-folder 1 "fixtures': exists and is not a regular file \\(a folder\\)" NEEDS ${GPT2}
+             COMMAND prepare ${FIXTURES}/short.txt -o ${FIXTURES})
+llm_cli_test(prepare:out-folder-missing 1 "folder 'no-such-dir' does not exist" NEEDS ${GPT2}
+             COMMAND prepare ${FIXTURES}/short.txt -o no-such-dir/x.bin)
+llm_cli_test(ch05-02:token-file-of-another-vocabulary 1 "other-vocab.bin': made with another vocabulary" NEEDS ${GPT2}
+             COMMAND ch05-02-train ${TINY_RUN} --data ${FIXTURES}/other-vocab.bin)
+llm_cli_test(ch05-02:token-file-cut-short 1 "cut-short.bin': it has 1621 bytes, but a header and 300 ids of 2 bytes make 1624"
+             NEEDS ${GPT2} COMMAND ch05-02-train ${TINY_RUN} --data ${FIXTURES}/cut-short.bin)
+llm_cli_test(ch05-02:token-file-with-text-validation 1 "val_data '.*short.txt': not a token file" NEEDS ${GPT2}
+             COMMAND ch05-02-train ${TINY_RUN} --data ${RUNS}/verdict.bin --val-data ${FIXTURES}/short.txt)
+set_tests_properties(cli:ch05-02:token-file-with-text-validation PROPERTIES FIXTURES_REQUIRED verdict-tokens)
+llm_cli_test(ch05-02:bad-sampling 2 "sampling must be \"sliding\" or \"random\", got \"shuffled\""
+             COMMAND ch05-02-train --sampling shuffled)
+llm_cli_test(ch05-02:random-windows-data-parallel 2 "sampling \"random\" runs in one process" NEEDS ${GPT2}
+             COMMAND ch05-02-train --sampling random --world-size 2 --rank 0)
+llm_cli_test(prepare:save-outputs 2 "--save-outputs: prepare records nothing for compare.py" COMMAND prepare a.txt -o x.bin --save-outputs y.pt)

@@ -49,7 +49,7 @@ llm_cli_test(ch07-03:classify-config 2 "this step finetunes on instructions: the
 llm_cli_test(ch07-03:bad-prompt-style 2 "prompt_style must be \"alpaca\" or \"phi3\", got \"chatml\""
              COMMAND ch07-03-finetune ${INSTRUCT} --prompt-style chatml)
 llm_cli_test(ch05-02:instruct-config 2 "this step pretrains: the run's task must be \"pretrain\", got \"instruct\""
-             COMMAND ch05-02-train --train-config ${CFG}/train-instruct-quick.json)
+             COMMAND ch05-02-train --train-config ${CFG}/train-instruct-quick.json --out-dir ${RUNS}/instruct-config)
 llm_cli_test(ch07-04:zero-tokens 2 "--max-new-tokens must be positive, got 0" COMMAND ch07-04-responses --max-new-tokens 0)
 llm_cli_test(ch07-05:no-responses 1 "small.json': entry 0 has no \"model_response\""
              COMMAND ch07-05-evaluate --responses ${INSTRUCTIONS}/small.json)

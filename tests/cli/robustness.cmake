@@ -100,7 +100,7 @@ foreach(bad nested-lists nested-dicts self-holding-list)
   endforeach()
 endforeach()
 llm_cli_test(ch05-02-train:checkpoint-of-other-model 1 "seed-tiny' was made on other training data"
-             NEEDS ${GPT2} ${VERDICT} COMMAND ch05-02-train --resume ${TINY_CHECKPOINT})
+             NEEDS ${GPT2} ${VERDICT} COMMAND ch05-02-train --resume ${TINY_CHECKPOINT} --out-dir ${RUNS}/other-model)
 llm_cli_test(ch05-03-sampling:checkpoint-of-other-model 1 "GPT: token ids must be in 0..11"
              NEEDS ${GPT2} COMMAND ch05-03-sampling --checkpoint ${TINY_CHECKPOINT})
 llm_cli_test(generate:checkpoint-of-other-model 1 "GPT: token ids must be in 0..11"

@@ -183,7 +183,21 @@ def http_seeds():
     write("http", "cut-chunk", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n{\"message\"")
 
 
+def token_file_seeds():
+    """Token files as tools/prepare writes them: GPT-2's uint16 ids, and uint32 ids of
+    a larger vocabulary."""
+    def token_file(ids, token_bytes, vocab_size):
+        header = {"documents": 1, "source": "seed", "source_bytes": 0, "source_hash": "fnv1a64:0000000000000000",
+                  "token_bytes": token_bytes, "tokens": len(ids), "version": 1,
+                  "vocab_hash": "fnv1a64:8753314878a0e8fa", "vocab_size": vocab_size}
+        head = (b"libtorch-llm tokens\n" + json.dumps(header, separators=(",", ":")).encode()).ljust(1023, b" ")
+        return head + b"\n" + b"".join(i.to_bytes(token_bytes, "little") for i in ids)
+    write("token-file", "uint16", token_file([15496, 11, 995, 0, 50256, 7], 2, 50257))
+    write("token-file", "uint32", token_file([70000, 1, 2], 4, 100000))
+
+
 if __name__ == "__main__":
+    token_file_seeds()
     bpe_seeds()
     vocabulary_seeds()
     config_seeds()

@@ -182,6 +182,10 @@ TrainingRun training_run_from_flags(const cxxopts::ParseResult& args) {
   auto distributed = distributed_config_from_flags(args);  // its flags first: they need no file
   TrainingRun run = args.count("resume") != 0 ? resumed_run(args) : new_run(args);
   run.distributed = std::move(distributed);
+  if (run.distributed && run.config.random_windows()) {
+    throw cli::BadFlagValue("sampling \"random\" runs in one process; a data-parallel run reads sliding windows, "
+                            "each rank its DistributedSampler share");
+  }
   check_out_dir_is_free(run, args["overwrite"].as<bool>());
   return run;
 }

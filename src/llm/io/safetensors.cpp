@@ -1,13 +1,8 @@
 #include "llm/io/safetensors.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -149,42 +144,6 @@ torch::Tensor copy_of(const Entry& entry, const char* data) {
   return tensor;
 }
 
-// A read-only file mapped copy-on-write, unmapped when the last tensor viewing it goes.
-class Mapping {
- public:
-  explicit Mapping(const std::filesystem::path& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw Error(fmt::format("file '{}': cannot be read ({})", path.string(), std::strerror(errno)));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      ::close(fd);
-      throw Error(fmt::format("file '{}': not a regular file", path.string()));
-    }
-    size_ = static_cast<size_t>(st.st_size);
-    if (size_ > 0) {
-      void* address = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-      if (address == MAP_FAILED) {
-        const int error = errno;
-        ::close(fd);
-        throw Error(fmt::format("file '{}': cannot be mapped ({})", path.string(), std::strerror(error)));
-      }
-      data_ = static_cast<char*>(address);
-    }
-    ::close(fd);
-  }
-  Mapping(const Mapping&) = delete;
-  Mapping& operator=(const Mapping&) = delete;
-  ~Mapping() {
-    if (data_ != nullptr) ::munmap(data_, size_);
-  }
-  std::string_view bytes() const { return {data_, size_}; }
-  char* data() const { return data_; }
-
- private:
-  char* data_ = nullptr;
-  size_t size_ = 0;
-};
-
 }  // namespace
 
 bool looks_like_safetensors(std::string_view bytes) {
@@ -206,7 +165,8 @@ NamedTensors read_safetensors(std::string_view bytes, const std::string& source)
 }
 
 NamedTensors load_safetensors(const std::filesystem::path& path) {
-  const auto mapping = std::make_shared<Mapping>(path);
+  // Copy-on-write, unmapped when the last tensor viewing it goes.
+  const auto mapping = std::make_shared<MappedFile>(path, MappedFile::Access::kCopyOnWrite);
   uint64_t data_start = 0;
   const auto entries = parse_header(mapping->bytes(), path.string(), &data_start);
   char* data = mapping->data() + data_start;

@@ -20,6 +20,11 @@ DataLoader::DataLoader(std::shared_ptr<const Dataset> dataset, DataLoaderOptions
   if (options_.batch_size() <= 0) {
     throw Error(fmt::format("data loader: batch_size must be positive, got {}", options_.batch_size()));
   }
+  if (options_.replacement() && (!options_.shuffle() || options_.sampler() || options_.num_samples() <= 0)) {
+    throw Error(fmt::format("data loader: drawing with replacement needs shuffle, no distributed sampler and a "
+                            "positive num_samples, got {}",
+                            options_.num_samples()));
+  }
   if (options_.sampler() && options_.sampler()->size() != dataset_->size()) {
     throw Error(fmt::format("data loader: the distributed sampler covers {} examples, the dataset has {}",
                             options_.sampler()->size(), dataset_->size()));
@@ -42,7 +47,10 @@ DataLoader::Iterator DataLoader::begin() const {
     order = options_.sampler()->indices(epoch_);
   } else if (options_.shuffle()) {
     auto generator = at::make_generator<at::CPUGeneratorImpl>(static_cast<uint64_t>(draw_seed()));
-    order = torch::randperm(dataset_->size(), generator, torch::kLong);
+    // RandomSampler draws 32 at a time: the same numbers as one draw of them all.
+    order = options_.replacement()
+                ? torch::randint(dataset_->size(), {options_.num_samples()}, generator, torch::kLong)
+                : torch::randperm(dataset_->size(), generator, torch::kLong);
   } else {
     order = torch::arange(dataset_->size(), torch::kLong);
   }
@@ -50,7 +58,8 @@ DataLoader::Iterator DataLoader::begin() const {
 }
 
 int64_t DataLoader::examples() const {
-  return options_.sampler() ? options_.sampler()->num_samples() : dataset_->size();
+  if (options_.sampler()) return options_.sampler()->num_samples();
+  return options_.replacement() ? options_.num_samples() : dataset_->size();
 }
 
 DataLoader::Iterator DataLoader::end() const { return Iterator(this, torch::Tensor(), size()); }

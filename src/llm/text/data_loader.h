@@ -18,6 +18,11 @@ struct DataLoaderOptions {
   TORCH_ARG(bool, shuffle) = true;
   /// Leave out a last batch that would be smaller than batch_size.
   TORCH_ARG(bool, drop_last) = true;
+  /// With shuffle: draw num_samples examples each epoch, with replacement, as
+  /// RandomSampler(dataset, replacement=True, num_samples) does, instead of a
+  /// permutation of all of them.
+  TORCH_ARG(bool, replacement) = false;
+  TORCH_ARG(int64_t, num_samples) = 0;
   /// In a data-parallel run: this rank's share of each epoch, instead of shuffle.
   TORCH_ARG(std::shared_ptr<const DistributedSampler>, sampler);
 };
@@ -34,7 +39,8 @@ struct Batch {
 /// state. Each epoch (each begin()) draws what PyTorch draws:
 ///   1. one int64 "base seed" from the global generator, even without shuffling;
 ///   2. with shuffling, one more int64 that seeds a fresh generator, whose randperm
-///      is the epoch's order (RandomSampler).
+///      is the epoch's order (RandomSampler), or, with replacement, whose randint
+///      draws are.
 class DataLoader {
  public:
   class Iterator {

@@ -3,7 +3,10 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <memory>
 #include <utility>
+
+#include "llm/text/token_file.h"
 
 namespace llm {
 
@@ -36,6 +39,24 @@ class SlidingWindowDataset final : public Dataset {
 
  private:
   torch::Tensor windows_;  // [size, max_length + 1], a strided view of the ids
+};
+
+/// The same windows over ids [begin, end) of a memory-mapped token file: nothing is
+/// copied until a batch is drawn, when its windows are read and widened to int64, so
+/// a corpus far larger than memory trains as a small one does.
+class TokenFileDataset final : public Dataset {
+ public:
+  /// [begin, end) must hold at least max_length + 1 ids.
+  TokenFileDataset(std::shared_ptr<const TokenFile> file, int64_t begin, int64_t end, int64_t max_length,
+                   int64_t stride);
+
+  int64_t size() const override { return size_; }
+  int64_t max_length() const { return max_length_; }
+  std::pair<torch::Tensor, torch::Tensor> get_batch(const torch::Tensor& indices) const override;
+
+ private:
+  std::shared_ptr<const TokenFile> file_;
+  int64_t begin_, max_length_, stride_, size_;
 };
 
 }  // namespace llm

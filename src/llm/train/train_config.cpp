@@ -19,10 +19,15 @@ const std::vector<ConfigField<TrainConfig>>& train_settings() {
       {"model", &TrainConfig::model, "Model config (JSON)"},
       {"data", &TrainConfig::data,
        "Training text (UTF-8); to classify, the folder of train/validation/test.csv; to instruct, the JSON entries"},
+      {"val_data", &TrainConfig::val_data,
+       "Pretraining: a validation text or token file (empty: the rest of data after train_ratio)"},
       {"seed", &TrainConfig::seed, "Seed of the weights, dropout and data order"},
       {"train_ratio", &TrainConfig::train_ratio, "Share of the text's characters used for training"},
       {"batch_size", &TrainConfig::batch_size, "Windows per batch"},
       {"stride", &TrainConfig::stride, "Tokens between window starts (0: context length)"},
+      {"sampling", &TrainConfig::sampling,
+       "Pretraining windows: sliding (the lesson's, stride apart, reshuffled each epoch) or random (any start, "
+       "drawn with replacement, as nanoGPT)"},
       {"num_epochs", &TrainConfig::num_epochs, "Passes over the training windows"},
       {"lr", &TrainConfig::lr, "AdamW learning rate (the peak, with a schedule)"},
       {"weight_decay", &TrainConfig::weight_decay, "AdamW weight decay"},
@@ -68,6 +73,11 @@ void TrainConfig::validate(std::string_view source) const {
   if (!(train_ratio > 0.0 && train_ratio < 1.0)) fail("train_ratio", "between 0 and 1", train_ratio);
   if (batch_size <= 0) fail("batch_size", "positive", batch_size);
   if (stride < 0) fail("stride", "positive (or 0: the context length)", stride);
+  if (sampling != "sliding" && sampling != "random") fail("sampling", "\"sliding\" or \"random\"", quoted(sampling));
+  if (sampling == "random" && task != "pretrain") fail("sampling", "\"sliding\" unless pretraining", quoted(sampling));
+  if (!val_data.empty() && task != "pretrain") {
+    fail("val_data", "empty unless pretraining (chapters 6 and 7 have their own splits)", quoted(val_data));
+  }
   if (num_epochs <= 0) fail("num_epochs", "positive", num_epochs);
   if (!(lr > 0.0 && std::isfinite(lr))) fail("lr", "positive", lr);
   if (!(weight_decay >= 0.0 && std::isfinite(weight_decay))) fail("weight_decay", ">= 0", weight_decay);
@@ -103,7 +113,7 @@ void TrainConfig::validate(std::string_view source) const {
   }
   // The settings are saved as JSON in every checkpoint and metrics file, and JSON
   // holds UTF-8 only: a file name or text that is not would cost the run its results.
-  for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"model", model}, {"data", data},
+  for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"model", model}, {"data", data}, {"val_data", val_data},
                                   {"start_context", start_context}, {"out_dir", out_dir}}) {
     check_utf8(text, fmt::format("{}: {}", source, key));
   }
@@ -132,14 +142,16 @@ std::filesystem::path model_config_path(const TrainConfig& config) {
   return path.is_relative() && !std::filesystem::exists(path) ? config_file(config.model) : path;
 }
 
-std::filesystem::path data_path(const TrainConfig& config) {
-  const std::filesystem::path path(config.data);
+std::filesystem::path data_path(const TrainConfig& config) { return data_path(config.data); }
+
+std::filesystem::path data_path(const std::string& name) {
+  const std::filesystem::path path(name);
   if (!path.is_relative() || std::filesystem::exists(path)) return path;
-  auto in_data = data_file(config.data);
+  auto in_data = data_file(name);
   if (!std::filesystem::exists(in_data)) {
     throw Error(fmt::format("file '{}': not found, here or in the data folder '{}' (scripts/fetch-data.sh puts "
                             "the-verdict.txt and moby-dick.txt there)",
-                            config.data, in_data.parent_path().string()));
+                            name, in_data.parent_path().string()));
   }
   return in_data;
 }

@@ -28,13 +28,23 @@ struct TrainConfig {
   /// folder. To classify: the folder of train.csv, validation.csv and test.csv. To
   /// instruct: a JSON list of instruction entries (instruction-data.json).
   std::string data = "the-verdict.txt";
+  /// Pretraining: a separate validation text or token file (tools/prepare), read as
+  /// `data` is; empty: the last 1 - train_ratio of `data` validates.
+  std::string val_data;
   /// Seed of the global generator: weights, dropout and data order.
   int64_t seed = 123;
-  /// The first train_ratio of the text's characters train; the rest validate.
+  /// The first train_ratio of the text's characters (of a token file's tokens) train;
+  /// the rest validate.
   double train_ratio = 0.9;
   int64_t batch_size = 2;
   /// Tokens between window starts; 0 means context_length (no overlap).
   int64_t stride = 0;
+  /// How pretraining draws its windows: "sliding", the lesson's (windows stride
+  /// apart, in a new order each epoch), or "random", nanoGPT's (windows that start at
+  /// any token, drawn with replacement, as PyTorch's RandomSampler(replacement=True)
+  /// draws them; an epoch is as many windows as `sliding` with no overlap makes), for
+  /// corpora where a pass over every window is not the point.
+  std::string sampling = "sliding";
   int64_t num_epochs = 10;
   /// AdamW's (peak) learning rate and decoupled weight decay. The notebook's 4e-4;
   /// the lesson's standalone script (gpt_train.py) uses 5e-4.
@@ -94,6 +104,7 @@ struct TrainConfig {
   bool uses_lora() const { return lora_rank > 0; }
   bool classifies() const { return task == "classify"; }
   bool instructs() const { return task == "instruct"; }
+  bool random_windows() const { return sampling == "random"; }
 
   /// Throws llm::Error naming `source` and the first impossible value.
   void validate(std::string_view source = "training config") const;
@@ -113,6 +124,8 @@ nlohmann::json to_json(const TrainConfig& config);
 /// the file of that name in configs/ or in the data folder.
 std::filesystem::path model_config_path(const TrainConfig& config);
 std::filesystem::path data_path(const TrainConfig& config);
+/// The same for any data file's name (config.val_data).
+std::filesystem::path data_path(const std::string& name);
 
 /// TrainConfig's fields with their keys and help: parsing, printing and the
 /// command-line flags (src/llm/cli) all follow this table, so no setting can miss one.

@@ -9,14 +9,104 @@
 namespace llm {
 namespace {
 
-std::shared_ptr<const SlidingWindowDataset> sliding_windows(const std::vector<int64_t>& ids, int64_t context_length,
-                                                            int64_t stride, const std::string& what) {
-  if (static_cast<int64_t>(ids.size()) <= context_length) {
+// An llm::Error unless `tokens` make a window of context_length + 1.
+void check_window(int64_t tokens, int64_t context_length, const std::string& what) {
+  if (tokens <= context_length) {
     throw Error(fmt::format("{} has {} tokens, but one window needs context_length + 1 = {}; use more text, "
                             "another train_ratio or a smaller context_length",
-                            what, ids.size(), context_length + 1));
+                            what, tokens, context_length + 1));
   }
+}
+
+// Windows stride apart, or, for random windows, one at every token.
+int64_t window_stride(const TrainConfig& config, int64_t context_length) {
+  if (config.random_windows()) return 1;
+  return config.stride > 0 ? config.stride : context_length;
+}
+
+std::shared_ptr<const Dataset> sliding_windows(const std::vector<int64_t>& ids, int64_t context_length,
+                                               int64_t stride, const std::string& what) {
+  check_window(static_cast<int64_t>(ids.size()), context_length, what);
   return std::make_shared<const SlidingWindowDataset>(torch::tensor(ids, torch::kLong), context_length, stride);
+}
+
+// The checks and counts every pretraining split ends with.
+TrainValData finish(TrainValData data, const TrainConfig& config, int64_t context_length, const std::string& source) {
+  if (config.random_windows()) {  // an epoch: the windows of the text without overlap
+    data.train_samples = (data.train_tokens - context_length - 1) / context_length + 1;
+    data.val_samples = (data.val_tokens - context_length - 1) / context_length + 1;
+  }
+  const int64_t windows = config.random_windows() ? data.train_samples : data.train->size();
+  if (windows < config.batch_size) {
+    throw Error(fmt::format("the training part of '{}' makes {} windows of {} tokens, fewer than batch_size {}; use "
+                            "more text, a smaller batch_size, stride or context_length",
+                            source, windows, context_length, config.batch_size));
+  }
+  return data;
+}
+
+std::shared_ptr<const TokenFile> open_token_file(const std::filesystem::path& path, const BpeTokenizer& tokenizer) {
+  auto file = std::make_shared<const TokenFile>(path);
+  file->check_vocabulary(tokenizer);
+  return file;
+}
+
+// A token file's split: by train_ratio of its tokens, or all of it against val_data's.
+TrainValData split_token_file(const std::filesystem::path& path, const BpeTokenizer& tokenizer,
+                              const TrainConfig& config, int64_t context_length) {
+  const auto file = open_token_file(path, tokenizer);
+  const int64_t stride = window_stride(config, context_length);
+  TrainValData data;
+  if (!config.val_data.empty()) {
+    const auto val_path = data_path(config.val_data);
+    if (!is_token_file(val_path)) {
+      throw Error(fmt::format("val_data '{}': not a token file; with a token file as data, expected another one "
+                              "(prepare --val-fraction or --val-input writes it)",
+                              val_path.string()));
+    }
+    const auto val_file = open_token_file(val_path, tokenizer);
+    check_window(file->size(), context_length, fmt::format("the token file '{}'", path.string()));
+    check_window(val_file->size(), context_length, fmt::format("the validation token file '{}'", val_path.string()));
+    data.train = std::make_shared<const TokenFileDataset>(file, 0, file->size(), context_length, stride);
+    data.val = std::make_shared<const TokenFileDataset>(val_file, 0, val_file->size(), context_length, stride);
+    data.train_tokens = file->size();
+    data.val_tokens = val_file->size();
+  } else {
+    const auto split = static_cast<int64_t>(config.train_ratio * static_cast<double>(file->size()));
+    check_window(split, context_length,
+                 fmt::format("the training part of '{}' (its first {} of {} tokens)", path.string(), split,
+                             file->size()));
+    check_window(file->size() - split, context_length,
+                 fmt::format("the validation part of '{}' (its last {} of {} tokens)", path.string(),
+                             file->size() - split, file->size()));
+    data.train = std::make_shared<const TokenFileDataset>(file, 0, split, context_length, stride);
+    data.val = std::make_shared<const TokenFileDataset>(file, split, file->size(), context_length, stride);
+    data.train_tokens = split;
+    data.val_tokens = file->size() - split;
+  }
+  return finish(std::move(data), config, context_length, path.string());
+}
+
+// A text trained on whole, validated on val_data's text.
+TrainValData text_and_validation(const std::filesystem::path& path, const BpeTokenizer& tokenizer,
+                                 const TrainConfig& config, int64_t context_length) {
+  const auto val_path = data_path(config.val_data);
+  if (is_token_file(val_path)) {
+    throw Error(fmt::format("val_data '{}': a token file, but data '{}' is text; expected text for both, or token "
+                            "files for both",
+                            val_path.string(), path.string()));
+  }
+  const std::set<std::string> allowed{"<|endoftext|>"};
+  const auto train_ids = tokenizer.encode(read_text_file(path), allowed);
+  const auto val_ids = tokenizer.encode(read_text_file(val_path), allowed);
+  const int64_t stride = window_stride(config, context_length);
+  TrainValData data;
+  data.train = sliding_windows(train_ids, context_length, stride, fmt::format("the text '{}'", path.string()));
+  data.val = sliding_windows(val_ids, context_length, stride,
+                             fmt::format("the validation text '{}'", val_path.string()));
+  data.train_tokens = static_cast<int64_t>(train_ids.size());
+  data.val_tokens = static_cast<int64_t>(val_ids.size());
+  return finish(std::move(data), config, context_length, path.string());
 }
 
 }  // namespace
@@ -28,7 +118,7 @@ TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokeni
   const size_t offset = utf8_offset(text, split);
   const auto train_ids = tokenizer.encode(text.substr(0, offset), {"<|endoftext|>"});
   const auto val_ids = tokenizer.encode(text.substr(offset), {"<|endoftext|>"});
-  const int64_t stride = config.stride > 0 ? config.stride : context_length;
+  const int64_t stride = window_stride(config, context_length);
   TrainValData data;
   data.train = sliding_windows(
       train_ids, context_length, stride,
@@ -38,12 +128,7 @@ TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokeni
                                          characters - split, characters));
   data.train_tokens = static_cast<int64_t>(train_ids.size());
   data.val_tokens = static_cast<int64_t>(val_ids.size());
-  if (data.train->size() < config.batch_size) {
-    throw Error(fmt::format("the training part of '{}' makes {} windows of {} tokens, fewer than batch_size {}; use "
-                            "more text, a smaller batch_size, stride or context_length",
-                            source, data.train->size(), context_length, config.batch_size));
-  }
-  return data;
+  return finish(std::move(data), config, context_length, source);
 }
 
 namespace {
@@ -89,6 +174,8 @@ TrainValData load_train_val(const TrainConfig& config, int64_t context_length, c
   const auto path = data_path(config);
   if (config.instructs()) return load_instructions(config, context_length, tokenizer);
   if (!config.classifies()) {
+    if (is_token_file(path)) return split_token_file(path, tokenizer, config, context_length);
+    if (!config.val_data.empty()) return text_and_validation(path, tokenizer, config, context_length);
     return split_train_val(read_text_file(path), tokenizer, config, context_length, path.string());
   }
   const auto split = [&](const char* name, std::optional<int64_t> max_length) {

@@ -53,6 +53,11 @@ void Trainer::start(torch::Device device) {
       model_->parameters(), torch::optim::AdamWOptions(config_.lr).weight_decay(config_.weight_decay));
   auto train_options = DataLoaderOptions(config_.batch_size).shuffle(true).drop_last(true);
   auto val_options = DataLoaderOptions(config_.batch_size).shuffle(false).drop_last(false);
+  if (data_.train_samples > 0) {  // random windows, drawn anew for each epoch and each evaluation
+    if (group_) throw Error("sampling \"random\" runs in one process; a data-parallel run reads sliding windows");
+    train_options.replacement(true).num_samples(data_.train_samples);
+    val_options.shuffle(true).replacement(true).num_samples(data_.val_samples);
+  }
   if (group_) {
     const int64_t ranks = group_->world_size(), rank = group_->rank();
     train_options.sampler(std::make_shared<DistributedSampler>(data_.train->size(), ranks, rank, true, config_.seed));

@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -140,55 +141,114 @@ FolderLock::~FolderLock() {
   if (fd_ >= 0) ::close(fd_);  // closing drops the lock
 }
 
-void write_file_atomic(const fs::path& path, std::string_view bytes) {
-  const fs::path dir = folder_of(path);
+AtomicFile::AtomicFile(fs::path path) : path_(std::move(path)) {
+  const fs::path dir = folder_of(path_);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    throw Error(fmt::format("file '{}': folder '{}' does not exist", path.string(), dir.string()));
+    throw Error(fmt::format("file '{}': folder '{}' does not exist", path_.string(), dir.string()));
   }
   // Replacing is for files: a device node (/dev/null), a symlink, a folder or a pipe
   // in the way is refused, never replaced by a regular file.
-  const auto status = fs::symlink_status(path, ec);
+  const auto status = fs::symlink_status(path_, ec);
   if (!ec && fs::exists(status) && !fs::is_regular_file(status)) {
     throw Error(fmt::format("file '{}': exists and is not a regular file (a {}); refusing to replace it",
-                            path.string(), fs::is_symlink(status)     ? "symbolic link"
-                                           : fs::is_directory(status) ? "folder"
-                                           : fs::is_character_file(status) || fs::is_block_file(status)
-                                               ? "device"
-                                               : "special file"));
+                            path_.string(), fs::is_symlink(status)     ? "symbolic link"
+                                            : fs::is_directory(status) ? "folder"
+                                            : fs::is_character_file(status) || fs::is_block_file(status)
+                                                ? "device"
+                                                : "special file"));
   }
-  const DeferSignals finish_first;  // a second Ctrl-C waits for the file to be whole
-  std::string tmp = (dir / (temporary_prefix(path) + std::string(kTemporarySuffix, 'X'))).string();
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    throw Error(fmt::format("file '{}': cannot create a temporary file ({})", path.string(), std::strerror(errno)));
+  temporary_ = (dir / (temporary_prefix(path_) + std::string(kTemporarySuffix, 'X'))).string();
+  fd_ = ::mkstemp(temporary_.data());
+  if (fd_ < 0) {
+    throw Error(fmt::format("file '{}': cannot create a temporary file ({})", path_.string(), std::strerror(errno)));
   }
-  const auto fail = [&](const char* step) {
-    const int err = errno;
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw Error(fmt::format("file '{}': {} failed ({})", path.string(), step, std::strerror(err)));
-  };
+}
+
+AtomicFile::~AtomicFile() { discard(); }
+
+void AtomicFile::discard() noexcept {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(temporary_.c_str());
+  fd_ = -1;
+}
+
+void AtomicFile::fail(const char* step) {
+  const int err = errno;
+  discard();
+  throw Error(fmt::format("file '{}': {} failed ({})", path_.string(), step, std::strerror(err)));
+}
+
+void AtomicFile::write(std::string_view bytes) {
   for (size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       fail("write");
     }
     done += static_cast<size_t>(n);
   }
-  if (::fchmod(fd, 0644) != 0) fail("chmod");
-  if (::fsync(fd) != 0) fail("fsync");
-  if (::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error(fmt::format("file '{}': close failed ({})", path.string(), std::strerror(err)));
+}
+
+void AtomicFile::write_at(uint64_t offset, std::string_view bytes) {
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      fail("write");
+    }
+    done += static_cast<size_t>(n);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+}
+
+void AtomicFile::commit() {
+  const DeferSignals finish_first;  // a second Ctrl-C waits for the file to be whole
+  if (::fchmod(fd_, 0644) != 0) fail("chmod");
+  if (::fsync(fd_) != 0) fail("fsync");
+  if (::close(std::exchange(fd_, -1)) != 0) {
     const int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error(fmt::format("file '{}': rename failed ({})", path.string(), std::strerror(err)));
+    ::unlink(temporary_.c_str());
+    throw Error(fmt::format("file '{}': close failed ({})", path_.string(), std::strerror(err)));
   }
+  if (std::rename(temporary_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(temporary_.c_str());
+    throw Error(fmt::format("file '{}': rename failed ({})", path_.string(), std::strerror(err)));
+  }
+}
+
+void write_file_atomic(const fs::path& path, std::string_view bytes) {
+  const DeferSignals finish_first;  // from the first byte: a checkpoint is written whole
+  AtomicFile file(path);
+  file.write(bytes);
+  file.commit();
+}
+
+MappedFile::MappedFile(const fs::path& path, Access access) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(fmt::format("file '{}': cannot be read ({})", path.string(), std::strerror(errno)));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw Error(fmt::format("file '{}': not a regular file", path.string()));
+  }
+  size_ = static_cast<size_t>(info.st_size);
+  if (size_ > 0) {
+    void* data = access == Access::kReadOnly ? ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd, 0)
+                                             : ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (data == MAP_FAILED) {
+      const int err = errno;
+      ::close(fd);
+      throw Error(fmt::format("file '{}': cannot be mapped ({})", path.string(), std::strerror(err)));
+    }
+    data_ = static_cast<char*>(data);
+  }
+  ::close(fd);  // the mapping keeps the file
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(data_, size_);
 }
 
 fs::path home_dir() {

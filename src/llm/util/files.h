@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -26,6 +27,57 @@ void check_utf8(std::string_view text, std::string_view what);
 /// refused with an llm::Error, never replaced. SIGINT and SIGTERM wait for the write
 /// to finish (DeferSignals).
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
+
+/// A file written in pieces that appears whole or not at all: the bytes go to a
+/// temporary file beside `path` (the one remove_partial_writes finds), and commit()
+/// flushes it to disk and renames it over `path`. Dropped without commit() (an error,
+/// a stop), it removes the temporary file and leaves `path` as it was. `path` is
+/// checked as write_file_atomic checks it.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::filesystem::path path);
+  ~AtomicFile();
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  /// Appends `bytes`.
+  void write(std::string_view bytes);
+  /// Overwrites the bytes at `offset` (a header written last).
+  void write_at(uint64_t offset, std::string_view bytes);
+  /// Makes the file `path`; SIGINT and SIGTERM wait until it is there.
+  void commit();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  [[noreturn]] void fail(const char* step);
+  void discard() noexcept;
+
+  std::filesystem::path path_;
+  std::string temporary_;
+  int fd_ = -1;
+};
+
+/// A file mapped into memory (mmap): its pages are read as they are touched and can
+/// be dropped by the kernel under pressure, so a file far larger than memory can be
+/// read as one string_view. Read-only, or copy-on-write: writes to data() stay in
+/// this process (tensors viewing a file's bytes may be written in place).
+class MappedFile {
+ public:
+  enum class Access { kReadOnly, kCopyOnWrite };
+  explicit MappedFile(const std::filesystem::path& path, Access access = Access::kReadOnly);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  std::string_view bytes() const { return {data_, size_}; }
+  /// Writable with Access::kCopyOnWrite only.
+  char* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  char* data_ = nullptr;
+  size_t size_ = 0;
+};
 
 /// Removes the temporary files that write_file_atomic(path, ...) calls killed in the
 /// middle of a write (SIGKILL, power loss) left beside `path`; returns how many.

@@ -12,6 +12,7 @@ void on_signal(int signal) { g_signal = signal; }
 
 // Signals that came while a DeferSignals guard was alive, by kind.
 volatile std::sig_atomic_t g_deferred_int = 0, g_deferred_term = 0;
+int g_defer_depth = 0;  // guards alive; the outermost one acts
 
 void on_deferred_signal(int signal) {
   g_signal = signal;  // a stop is requested at once; whether the program ends is decided when the guard goes
@@ -43,6 +44,7 @@ bool StopOnSignal::requested() { return g_signal != 0; }
 int StopOnSignal::signal_number() { return g_signal; }
 
 DeferSignals::DeferSignals() : previous_{} {
+  if (g_defer_depth++ > 0) return;  // an outer guard already defers them
   g_deferred_int = g_deferred_term = 0;
   struct sigaction action {};
   action.sa_handler = on_deferred_signal;
@@ -52,6 +54,7 @@ DeferSignals::DeferSignals() : previous_{} {
 }
 
 DeferSignals::~DeferSignals() {
+  if (--g_defer_depth > 0) return;
   const int signals[2] = {SIGINT, SIGTERM};
   const int counts[2] = {g_deferred_int, g_deferred_term};
   for (int k = 0; k < 2; ++k) {

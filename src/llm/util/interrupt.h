@@ -25,7 +25,7 @@ class StopOnSignal {
 /// that would have ended the program (a second Ctrl-C) ends it when the guard goes,
 /// with the signal's usual exit status. write_file_atomic holds one, so a second
 /// Ctrl-C during a checkpoint write leaves the new checkpoint whole, never a
-/// temporary file.
+/// temporary file. Guards nest: only the outermost one acts.
 class DeferSignals {
  public:
   DeferSignals();

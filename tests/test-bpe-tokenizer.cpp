@@ -289,6 +289,12 @@ TEST_CASE("prepare refuses bad input naming it, and a stopped or failed run leav
   options.inputs = {dir / "good.txt", dir / "bad.txt"};
   CHECK_THROWS_WITH(llm::prepare_token_files(*tokenizer, options),
                     Catch::Contains("bad.txt': invalid UTF-8 at byte 28; expected UTF-8 text"));
+  options.inputs = {dir / "good.txt"};
+  options.out = dir / "good.txt";  // replacing its own input would lose it
+  CHECK_THROWS_WITH(llm::prepare_token_files(*tokenizer, options),
+                    Catch::Contains("good.txt': it is also an input"));
+  CHECK(llm::read_file(dir / "good.txt") == "Every effort moves you.\nAnd more.\n");
+  options.out = dir / "out.bin";
   options.inputs = {dir / "missing.txt"};
   CHECK_THROWS_WITH(llm::prepare_token_files(*tokenizer, options),
                     Catch::Contains("missing.txt': no such file or folder"));

@@ -152,8 +152,19 @@ class Preparer {
     const auto documents = list_documents(options_.inputs);
     std::vector<fs::path> val_documents;
     if (!options_.val_inputs.empty()) val_documents = list_documents(options_.val_inputs);
-    total_ = total_bytes(documents) + total_bytes(val_documents);
     const bool val = !val_documents.empty() || options_.val_fraction > 0;
+    const auto check_not_output = [&](const fs::path& document) {
+      for (const auto& out : {options_.out, val ? options_.val_out : fs::path()}) {
+        std::error_code error;
+        if (!out.empty() && fs::equivalent(document, out, error)) {
+          throw Error(fmt::format("output '{}': it is also an input; expected a new file beside the texts",
+                                  out.string()));
+        }
+      }
+    };
+    std::for_each(documents.begin(), documents.end(), check_not_output);
+    std::for_each(val_documents.begin(), val_documents.end(), check_not_output);
+    total_ = total_bytes(documents) + total_bytes(val_documents);
     if (options_.val_fraction > 0) {
       val_from_ = static_cast<int64_t>((1.0 - options_.val_fraction) * static_cast<double>(total_));
     }

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <csignal>
 #include <thread>
 
 #include "llm/cli/cli.h"
@@ -121,10 +120,9 @@ int main(int argc, char** argv) {
     const auto files = llm::prepare_token_files(tokenizer, prepare);
     progress.clear();
     if (files.stopped) {
-      const int signal = llm::StopOnSignal::signal_number();
       throw llm::Stopped(fmt::format("stopped by {}; nothing was written (run it again to start over)",
-                                     signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM"),
-                         128 + signal);
+                                     llm::StopOnSignal::signal_name()),
+                         128 + llm::StopOnSignal::signal_number());
     }
     const double s = seconds();
     const int64_t bytes = files.train.source_bytes + files.val.source_bytes;

@@ -85,7 +85,7 @@ Stopped stopped_run(const Trainer& trainer) {
   const auto& out_dir = trainer.config().out_dir;
   const auto next = out_dir.empty() ? std::string("nothing saved (out_dir is empty)")
                                     : fmt::format("continue with --resume {}", trainer.checkpoint_path().string());
-  return Stopped(fmt::format("stopped by {} after step {}; {}", signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM", step,
+  return Stopped(fmt::format("stopped by {} after step {}; {}", StopOnSignal::signal_name(), step,
                              next),
                  128 + signal);
 }

@@ -23,20 +23,6 @@ constexpr size_t kPart = size_t{1} << 20;       // text per encode() call
 bool graphic(char c) { return c > ' ' && c < 0x7f; }
 bool letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-// The byte offset of the first invalid UTF-8 sequence in `text`, npos when it has none.
-size_t first_invalid_utf8(std::string_view text) {
-  for (size_t i = 0; i < text.size();) {
-    if (static_cast<unsigned char>(text[i]) < 0x80) {
-      ++i;
-      continue;
-    }
-    const auto sequence = utf8_sequence_at(text, i);
-    if (sequence.needed == 0 || sequence.valid != sequence.needed) return i;
-    i += sequence.needed;
-  }
-  return std::string_view::npos;
-}
-
 }  // namespace
 
 bool is_safe_cut(std::string_view text, size_t p) {

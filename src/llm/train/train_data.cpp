@@ -55,8 +55,9 @@ std::shared_ptr<const TokenFile> open_token_file(const std::filesystem::path& pa
 TrainValData split_token_file(const std::filesystem::path& path, const BpeTokenizer& tokenizer,
                               const TrainConfig& config, int64_t context_length) {
   const auto file = open_token_file(path, tokenizer);
-  const int64_t stride = window_stride(config, context_length);
-  TrainValData data;
+  auto val_file = file;
+  int64_t train_end = file->size(), val_begin = 0;
+  std::string train_what, val_what;
   if (!config.val_data.empty()) {
     const auto val_path = data_path(config.val_data);
     if (!is_token_file(val_path)) {
@@ -64,26 +65,24 @@ TrainValData split_token_file(const std::filesystem::path& path, const BpeTokeni
                               "(prepare --val-fraction or --val-input writes it)",
                               val_path.string()));
     }
-    const auto val_file = open_token_file(val_path, tokenizer);
-    check_window(file->size(), context_length, fmt::format("the token file '{}'", path.string()));
-    check_window(val_file->size(), context_length, fmt::format("the validation token file '{}'", val_path.string()));
-    data.train = std::make_shared<const TokenFileDataset>(file, 0, file->size(), context_length, stride);
-    data.val = std::make_shared<const TokenFileDataset>(val_file, 0, val_file->size(), context_length, stride);
-    data.train_tokens = file->size();
-    data.val_tokens = val_file->size();
+    val_file = open_token_file(val_path, tokenizer);
+    train_what = fmt::format("the token file '{}'", path.string());
+    val_what = fmt::format("the validation token file '{}'", val_path.string());
   } else {
-    const auto split = static_cast<int64_t>(config.train_ratio * static_cast<double>(file->size()));
-    check_window(split, context_length,
-                 fmt::format("the training part of '{}' (its first {} of {} tokens)", path.string(), split,
-                             file->size()));
-    check_window(file->size() - split, context_length,
-                 fmt::format("the validation part of '{}' (its last {} of {} tokens)", path.string(),
-                             file->size() - split, file->size()));
-    data.train = std::make_shared<const TokenFileDataset>(file, 0, split, context_length, stride);
-    data.val = std::make_shared<const TokenFileDataset>(file, split, file->size(), context_length, stride);
-    data.train_tokens = split;
-    data.val_tokens = file->size() - split;
+    train_end = val_begin = static_cast<int64_t>(config.train_ratio * static_cast<double>(file->size()));
+    train_what = fmt::format("the training part of '{}' (its first {} of {} tokens)", path.string(), train_end,
+                             file->size());
+    val_what = fmt::format("the validation part of '{}' (its last {} of {} tokens)", path.string(),
+                           file->size() - val_begin, file->size());
   }
+  TrainValData data;
+  data.train_tokens = train_end;
+  data.val_tokens = val_file->size() - val_begin;
+  check_window(data.train_tokens, context_length, train_what);
+  check_window(data.val_tokens, context_length, val_what);
+  const int64_t stride = window_stride(config, context_length);
+  data.train = std::make_shared<const TokenFileDataset>(file, 0, train_end, context_length, stride);
+  data.val = std::make_shared<const TokenFileDataset>(val_file, val_begin, val_file->size(), context_length, stride);
   return finish(std::move(data), config, context_length, path.string());
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -73,22 +74,15 @@ std::string read_text_file(const fs::path& path) {
 }
 
 void check_utf8(std::string_view text, std::string_view what) {
-  size_t line = 1, column = 1;
-  for (size_t i = 0; i < text.size();) {
-    const auto sequence = utf8_sequence_at(text, i);
-    const size_t n = sequence.needed;
-    if (n == 0 || sequence.valid != n) {
-      throw Error(fmt::format("{}: invalid UTF-8 at byte {} (line {}, column {}); expected UTF-8 text",
-                              what, i, line, column));
-    }
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-    i += n;
-  }
+  const size_t bad = first_invalid_utf8(text);
+  if (bad == std::string_view::npos) return;
+  // Where it is, for a person: lines from 1, and columns counted in characters.
+  const auto before = text.substr(0, bad);
+  const size_t line_start = before.rfind('\n') + 1;  // 0 when there is no newline
+  const size_t line = 1 + static_cast<size_t>(std::count(before.begin(), before.end(), '\n'));
+  const size_t column = 1 + static_cast<size_t>(utf8_length(before.substr(line_start)));
+  throw Error(fmt::format("{}: invalid UTF-8 at byte {} (line {}, column {}); expected UTF-8 text", what, bad, line,
+                          column));
 }
 
 namespace {

@@ -43,6 +43,8 @@ bool StopOnSignal::requested() { return g_signal != 0; }
 
 int StopOnSignal::signal_number() { return g_signal; }
 
+const char* StopOnSignal::signal_name() { return g_signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM"; }
+
 DeferSignals::DeferSignals() : previous_{} {
   if (g_defer_depth++ > 0) return;  // an outer guard already defers them
   g_deferred_int = g_deferred_term = 0;

@@ -18,6 +18,8 @@ class StopOnSignal {
   static bool requested();
   /// The signal that did (0 if none).
   static int signal_number();
+  /// How messages name it: "SIGINT (Ctrl-C)" or "SIGTERM".
+  static const char* signal_name();
 };
 
 /// While alive, SIGINT and SIGTERM cannot end the program: a file being written is

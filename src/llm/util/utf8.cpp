@@ -68,4 +68,17 @@ std::string utf8_replace_invalid(std::string_view bytes) {
   return out;
 }
 
+size_t first_invalid_utf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    if (static_cast<unsigned char>(text[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const auto sequence = utf8_sequence_at(text, i);
+    if (sequence.needed == 0 || sequence.valid != sequence.needed) return i;
+    i += sequence.needed;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace llm

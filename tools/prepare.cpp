@@ -27,6 +27,72 @@ void print_file(const char* what, const std::filesystem::path& path, const llm::
              8 * header.token_bytes, header.documents, mb(header.source_bytes), header.source_hash);
 }
 
+bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
+  const auto where = [](const std::filesystem::path& p) {
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(p)).lexically_normal();
+  };
+  return where(a) == where(b);
+}
+
+// The inputs and outputs: --input, --out, and the validation text and file.
+void set_files(llm::PrepareOptions& prepare, const cxxopts::ParseResult& args) {
+  if (args.count("input") == 0) throw llm::cli::BadFlagValue("no input; expected text files or folders to tokenize");
+  if (args.count("save-outputs") != 0) {
+    throw llm::cli::BadFlagValue("--save-outputs: prepare records nothing for compare.py; its output is the token file");
+  }
+  if (args.count("out") == 0) throw llm::cli::BadFlagValue("--out is missing; expected the token file to write");
+  for (const auto& input : args["input"].as<std::vector<std::string>>()) prepare.inputs.emplace_back(input);
+  prepare.out = args["out"].as<std::string>();
+  if (args.count("val-input") != 0) {
+    for (const auto& input : args["val-input"].as<std::vector<std::string>>()) prepare.val_inputs.emplace_back(input);
+  }
+  if (args.count("val-fraction") != 0) {
+    prepare.val_fraction = args["val-fraction"].as<double>();
+    if (!(prepare.val_fraction > 0 && prepare.val_fraction < 1)) {
+      throw llm::cli::BadFlagValue(fmt::format("--val-fraction must be between 0 and 1, got {}", prepare.val_fraction));
+    }
+    if (!prepare.val_inputs.empty()) {
+      throw llm::cli::BadFlagValue("--val-fraction and --val-input both choose the validation text; give one");
+    }
+  }
+  const bool validation = prepare.val_fraction > 0 || !prepare.val_inputs.empty();
+  if (args.count("val-out") != 0 && !validation) {
+    throw llm::cli::BadFlagValue("--val-out needs --val-fraction or --val-input");
+  }
+  prepare.val_out = args.count("val-out") != 0 ? std::filesystem::path(args["val-out"].as<std::string>())
+                                                : validation_path(prepare.out);
+  if (validation && same_file(prepare.val_out, prepare.out)) {
+    throw llm::cli::BadFlagValue("--val-out is the same file as --out");
+  }
+}
+
+// The work's size: --jobs and --block-mb.
+void set_threads(llm::PrepareOptions& prepare, const cxxopts::ParseResult& args) {
+  const int64_t cores = std::max(1U, std::thread::hardware_concurrency());
+  prepare.threads = static_cast<int>(args.count("jobs") != 0 ? llm::cli::positive_flag(args, "jobs") : cores);
+  if (prepare.threads > cores) {
+    throw llm::cli::BadFlagValue(fmt::format("--jobs must be at most the machine's {} cores, got {}", cores,
+                                             prepare.threads));
+  }
+  if (args.count("block-mb") != 0) {
+    const int64_t block_mb = llm::cli::positive_flag(args, "block-mb");
+    if (block_mb > 4096) throw llm::cli::BadFlagValue(fmt::format("--block-mb must be at most 4096, got {}", block_mb));
+    prepare.block_bytes = static_cast<size_t>(block_mb) << 20;
+  }
+}
+
+void print_summary(const llm::PrepareOptions& prepare, const llm::PreparedFiles& files, double seconds) {
+  const bool validation = prepare.val_fraction > 0 || !prepare.val_inputs.empty();
+  const int64_t bytes = files.train.source_bytes + files.val.source_bytes;
+  print_file("Tokens", prepare.out, files.train);
+  if (validation) print_file("Validation", prepare.val_out, files.val);
+  if (files.empty_files > 0) fmt::print("Left out: {} empty files\n", files.empty_files);
+  fmt::print("Time: {:.1f} s, {:.1f} MB/s on {} threads\n", seconds, static_cast<double>(bytes) / 1e6 / seconds,
+             prepare.threads);
+  fmt::print("Train on it: ch05-02-train --data {}{} --sampling random --max-steps N\n", prepare.out.string(),
+             validation ? " --val-data " + prepare.val_out.string() : "");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,55 +118,9 @@ int main(int argc, char** argv) {
   options.positional_help("PATH... -o FILE");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    if (args.count("input") == 0) throw llm::cli::BadFlagValue("no input; expected text files or folders to tokenize");
-    if (args.count("save-outputs") != 0) {
-      throw llm::cli::BadFlagValue("--save-outputs: prepare records nothing for compare.py; its output is the token file");
-    }
-    if (args.count("out") == 0) throw llm::cli::BadFlagValue("--out is missing; expected the token file to write");
     llm::PrepareOptions prepare;
-    for (const auto& input : args["input"].as<std::vector<std::string>>()) prepare.inputs.emplace_back(input);
-    prepare.out = args["out"].as<std::string>();
-    if (args.count("val-input") != 0) {
-      for (const auto& input : args["val-input"].as<std::vector<std::string>>()) prepare.val_inputs.emplace_back(input);
-    }
-    if (args.count("val-fraction") != 0) {
-      prepare.val_fraction = args["val-fraction"].as<double>();
-      if (!(prepare.val_fraction > 0 && prepare.val_fraction < 1)) {
-        throw llm::cli::BadFlagValue(
-            fmt::format("--val-fraction must be between 0 and 1, got {}", prepare.val_fraction));
-      }
-      if (!prepare.val_inputs.empty()) {
-        throw llm::cli::BadFlagValue("--val-fraction and --val-input both choose the validation text; give one");
-      }
-    }
-    const bool validation = prepare.val_fraction > 0 || !prepare.val_inputs.empty();
-    if (args.count("val-out") != 0 && !validation) {
-      throw llm::cli::BadFlagValue("--val-out needs --val-fraction or --val-input");
-    }
-    prepare.val_out = args.count("val-out") != 0 ? std::filesystem::path(args["val-out"].as<std::string>())
-                                                  : validation_path(prepare.out);
-    const auto same_file = [](const std::filesystem::path& a, const std::filesystem::path& b) {
-      const auto where = [](const std::filesystem::path& p) {
-        return std::filesystem::weakly_canonical(std::filesystem::absolute(p)).lexically_normal();
-      };
-      return where(a) == where(b);
-    };
-    if (validation && same_file(prepare.val_out, prepare.out)) {
-      throw llm::cli::BadFlagValue("--val-out is the same file as --out");
-    }
-    const int64_t cores = std::max(1U, std::thread::hardware_concurrency());
-    prepare.threads = static_cast<int>(args.count("jobs") != 0 ? llm::cli::positive_flag(args, "jobs") : cores);
-    if (prepare.threads > cores) {
-      throw llm::cli::BadFlagValue(fmt::format("--jobs must be at most the machine's {} cores, got {}", cores,
-                                               prepare.threads));
-    }
-    if (args.count("block-mb") != 0) {
-      const int64_t block_mb = llm::cli::positive_flag(args, "block-mb");
-      if (block_mb > 4096) {
-        throw llm::cli::BadFlagValue(fmt::format("--block-mb must be at most 4096, got {}", block_mb));
-      }
-      prepare.block_bytes = static_cast<size_t>(block_mb) << 20;
-    }
+    set_files(prepare, args);
+    set_threads(prepare, args);
 
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     const llm::StopOnSignal stop;
@@ -124,14 +144,6 @@ int main(int argc, char** argv) {
                                      llm::StopOnSignal::signal_name()),
                          128 + llm::StopOnSignal::signal_number());
     }
-    const double s = seconds();
-    const int64_t bytes = files.train.source_bytes + files.val.source_bytes;
-    print_file("Tokens", prepare.out, files.train);
-    if (validation) print_file("Validation", prepare.val_out, files.val);
-    if (files.empty_files > 0) fmt::print("Left out: {} empty files\n", files.empty_files);
-    fmt::print("Time: {:.1f} s, {:.1f} MB/s on {} threads\n", s, static_cast<double>(bytes) / 1e6 / s,
-               prepare.threads);
-    fmt::print("Train on it: ch05-02-train --data {}{} --sampling random --max-steps N\n", prepare.out.string(),
-               validation ? " --val-data " + prepare.val_out.string() : "");
+    print_summary(prepare, files, seconds());
   });
 }

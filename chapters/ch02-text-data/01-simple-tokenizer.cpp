@@ -52,6 +52,16 @@ void print_entry(const std::string& token, size_t id) {
   fmt::print("({}, {})\n", llm::python_repr(llm::shortened(token)), id);
 }
 
+// V1 encodes --text with the vocabulary of --input, whose words alone it knows.
+std::vector<int64_t> encode_v1(const llm::SimpleTokenizer& v1, const cxxopts::ParseResult& args) {
+  try {
+    return v1.encode(args["text"].as<std::string>());
+  } catch (const llm::Error& e) {
+    throw llm::Error(fmt::format("--text, encoded with the vocabulary of --input '{}': {}",
+                                 args["input"].as<std::string>(), e.what()));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,13 +92,7 @@ int main(int argc, char** argv) {
     fmt::print("{}\n", v1.vocab_size());
     for (size_t i = 0; i < std::min<size_t>(51, v1.vocab_size()); ++i) print_entry(v1.vocab()[i], i);
     const auto text = args["text"].as<std::string>();
-    std::vector<int64_t> ids;
-    try {
-      ids = v1.encode(text);
-    } catch (const llm::Error& e) {  // V1 knows only the words of --input
-      throw llm::Error(fmt::format("--text, encoded with the vocabulary of --input '{}': {}",
-                                   args["input"].as<std::string>(), e.what()));
-    }
+    const auto ids = encode_v1(v1, args);
     fmt::print("[{}]\n{}\n{}\n", fmt::join(ids, ", "), llm::python_repr(v1.decode(ids)),
                llm::python_repr(v1.decode(ids)));
 

@@ -2,6 +2,8 @@
 // embeddings, applied to a batch from the data loader.
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
@@ -10,6 +12,20 @@
 #include "llm/util/files.h"
 #include "llm/util/show.h"
 
+namespace {
+
+// 2.7: a 6 x 3 embedding is a lookup table of rows, one per token id. Returns it and
+// the ids it looks up.
+std::pair<torch::nn::Embedding, torch::Tensor> lookup_table(torch::Device device) {
+  torch::nn::Embedding small(/*num_embeddings=*/6, /*embedding_dim=*/3);
+  small->to(device);
+  auto small_ids = torch::tensor({2, 3, 5, 1}, torch::kLong).to(device);
+  fmt::print("Parameter containing:\n{}\n", llm::show(small->weight));
+  fmt::print("{}\n{}\n", llm::show(small(torch::tensor({3}, torch::kLong).to(device))), llm::show(small(small_ids)));
+  return {small, small_ids};
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch02-05-embeddings", "Token and position embeddings of a batch");
@@ -33,12 +49,7 @@ int main(int argc, char** argv) {
     const auto ids = tokenizer.encode(llm::cli::read_input_text(args["input"].as<std::string>(), 12), {"<|endoftext|>"});
     auto dataset = std::make_shared<llm::SlidingWindowDataset>(torch::tensor(ids), max_length, /*stride=*/max_length);
 
-    // 2.7: a 6 x 3 embedding is a lookup table of rows, one per token id.
-    torch::nn::Embedding small(/*num_embeddings=*/6, /*embedding_dim=*/3);
-    small->to(device);
-    const auto small_ids = torch::tensor({2, 3, 5, 1}, torch::kLong).to(device);
-    fmt::print("Parameter containing:\n{}\n", llm::show(small->weight));
-    fmt::print("{}\n{}\n", llm::show(small(torch::tensor({3}, torch::kLong).to(device))), llm::show(small(small_ids)));
+    const auto [small, small_ids] = lookup_table(device);
 
     // 2.8: token plus position embeddings for a batch of GPT-2 token ids.
     torch::nn::Embedding token_embedding(vocab_size, output_dim);

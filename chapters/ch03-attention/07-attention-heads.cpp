@@ -122,6 +122,34 @@ void draw_png(const std::string& json, const std::string& layer, const std::stri
   fmt::print("Heatmaps: {}\n", out);
 }
 
+// The summary of every head (of --layer's alone when given), and the heads that
+// stand out.
+void print_summaries(const llm::AttentionMaps& maps, int64_t layer) {
+  fmt::print("Weights: {}\n", maps.model);
+  fmt::print("Tokens ({}): {}\n", maps.tokens.size(), llm::python_list(maps.tokens));
+  fmt::print("Attention weights: {} layers x {} heads{}, [{} x {}] each\n", maps.layers(), maps.heads(),
+             maps.kv_groups == maps.heads()
+                 ? ""
+                 : fmt::format(" sharing {} key/value groups ({} query heads each)", maps.kv_groups,
+                               maps.heads() / maps.kv_groups),
+             maps.tokens.size(), maps.tokens.size());
+  fmt::print("entropy: bits per row; back: tokens back on average; prev, first: weight on the previous and the "
+             "first token\n");
+  for (int64_t l = 0; l < maps.layers(); ++l) {
+    if (layer < 0 || l == layer) print_layer(maps, l);
+  }
+  print_standouts(maps);
+}
+
+// The one-file page: the maps' JSON in place of the page's placeholder.
+void write_page(const std::string& json, const std::string& out) {
+  std::string page(kAttentionHeadsPage);
+  const std::string marker = "/*ATTENTION_MAPS*/null";
+  page.replace(page.find(marker), marker.size(), json);
+  llm::write_file_atomic(out, page);
+  fmt::print("Page: {} (open it in a browser; #layer=L&head=H selects a head)\n", out);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -154,29 +182,9 @@ int main(int argc, char** argv) {
           fmt::format("--layer must be below the model's {} layers, got {}", model->config.n_layers, layer));
     }
     const auto maps = llm::record_attention_maps(model, tokenizer, prompt, llm::model_source(args));
-    fmt::print("Weights: {}\n", maps.model);
-    fmt::print("Tokens ({}): {}\n", maps.tokens.size(), llm::python_list(maps.tokens));
-    fmt::print("Attention weights: {} layers x {} heads{}, [{} x {}] each\n", maps.layers(), maps.heads(),
-               maps.kv_groups == maps.heads()
-                   ? ""
-                   : fmt::format(" sharing {} key/value groups ({} query heads each)", maps.kv_groups,
-                                 maps.heads() / maps.kv_groups),
-               maps.tokens.size(), maps.tokens.size());
-    fmt::print("entropy: bits per row; back: tokens back on average; prev, first: weight on the previous and the "
-               "first token\n");
-    for (int64_t l = 0; l < maps.layers(); ++l) {
-      if (!one_layer || l == layer) print_layer(maps, l);
-    }
-    print_standouts(maps);
-
+    print_summaries(maps, layer);
     const auto json = llm::attention_maps_json(maps);
-    if (args.count("html") != 0) {
-      std::string page(kAttentionHeadsPage);
-      const std::string marker = "/*ATTENTION_MAPS*/null";
-      page.replace(page.find(marker), marker.size(), json);
-      llm::write_file_atomic(args["html"].as<std::string>(), page);
-      fmt::print("Page: {} (open it in a browser; #layer=L&head=H selects a head)\n", args["html"].as<std::string>());
-    }
+    if (args.count("html") != 0) write_page(json, args["html"].as<std::string>());
     if (args.count("png") != 0) draw_png(json, one_layer ? std::to_string(layer) : "all", args["png"].as<std::string>());
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("attention_heads", llm::cli::seed(args), model->config);

@@ -4,16 +4,96 @@
 // FILE --max-length 256.
 #include <fmt/format.h>
 
+#include <string>
+#include <utility>
+
 #include "llm/model/generate.h"
 #include "llm/cli/model_flags.h"
 #include "llm/cli/train_flags.h"
 #include "llm/train/loss.h"
-#include "llm/train/train_data.h"
+#include "llm/train/pretrain_task.h"
 #include "llm/cli/cli.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
 #include "llm/util/utf8.h"
 #include "llm/reference/recording.h"
+
+namespace {
+
+// What --save-outputs records of the lesson's example batch.
+struct ExampleLoss {
+  torch::Tensor inputs, targets, logits, loss;
+};
+
+// 5.1.2: "every effort moves" -> " effort moves you", "I really like" -> " really like
+// chocolate": the probabilities of the targets, then the loss by hand and by
+// cross_entropy, and the perplexity.
+ExampleLoss example_loss(const cxxopts::ParseResult& args, llm::GPTModel& model, const llm::BpeTokenizer& tokenizer,
+                         torch::Device device) {
+  ExampleLoss example;
+  example.inputs = torch::tensor({16833, 3626, 6100, 40, 1107, 588}, torch::kLong).view({2, 3}).to(device);
+  example.targets = torch::tensor({3626, 6100, 345, 1107, 588, 11311}, torch::kLong).view({2, 3}).to(device);
+  const auto& targets = example.targets;
+  llm::require_context_length(args, model->config, example.inputs.size(1), "the lesson's inputs");
+  example.logits = model->forward(example.inputs);     // [2, 3, vocab]
+  const auto probas = torch::softmax(example.logits, -1);  // [2, 3, vocab]
+  fmt::print("{}\n", llm::torch_size(probas));
+  const auto token_ids = probas.argmax(-1, /*keepdim=*/true);  // [2, 3, 1]
+  fmt::print("Token IDs:\n {}\n", llm::show(token_ids));
+  fmt::print("Targets batch 1: {}\nOutputs batch 1: {}\n", llm::token_ids_to_text(tokenizer, targets[0]),
+             llm::token_ids_to_text(tokenizer, token_ids[0].flatten()));
+
+  // The probability each row gives its target token, then the loss by hand.
+  const auto positions = torch::arange(3, device);
+  const auto target_probas_1 = probas.index({0, positions, targets[0]});  // [3]
+  const auto target_probas_2 = probas.index({1, positions, targets[1]});  // [3]
+  fmt::print("Text 1: {}\nText 2: {}\n", llm::show(target_probas_1), llm::show(target_probas_2));
+  const auto log_probas = torch::log(torch::cat({target_probas_1, target_probas_2}));  // [6]
+  fmt::print("{}\n", llm::show(log_probas));
+  const auto avg_log_probas = log_probas.mean();
+  fmt::print("{}\n{}\n", llm::show(avg_log_probas), llm::show(avg_log_probas * -1));
+
+  fmt::print("Logits shape: {}\nTargets shape: {}\n", llm::torch_size(example.logits), llm::torch_size(targets));
+  fmt::print("Flattened logits: {}\nFlattened targets: {}\n", llm::torch_size(example.logits.flatten(0, 1)),
+             llm::torch_size(targets.flatten()));
+  example.loss = llm::token_cross_entropy(example.logits, targets);
+  fmt::print("{}\n{}\n", llm::show(example.loss), llm::show(torch::exp(example.loss)));  // the loss and the perplexity
+  return example;
+}
+
+// 5.1.3: the whole text, split 90/10, in non-overlapping windows of `max_length`
+// tokens; the loaders' batches, then the model's loss on each part.
+std::pair<double, double> text_losses(const std::string& data, llm::GPTModel& model,
+                                      const llm::BpeTokenizer& tokenizer, int64_t max_length, torch::Device device) {
+  llm::TrainConfig run;
+  run.data = data;
+  const auto text_data = llm::read_text_file(llm::data_path(run));
+  const int64_t total_characters = llm::utf8_length(text_data);
+  fmt::print("{}\n", text_data.substr(0, llm::utf8_offset(text_data, 99)));  // the first 99 characters
+  fmt::print("{}\n", text_data.substr(llm::utf8_offset(text_data, std::max<int64_t>(0, total_characters - 99))));
+  fmt::print("Characters: {}\nTokens: {}\n", total_characters, tokenizer.encode(text_data).size());
+  const auto split = llm::split_train_val(text_data, tokenizer, run, max_length, run.data).split;
+  const llm::DataLoader train_loader(split.train, llm::DataLoaderOptions(run.batch_size));
+  const llm::DataLoader val_loader(split.val, llm::DataLoaderOptions(run.batch_size).shuffle(false).drop_last(false));
+  int64_t train_tokens = 0, val_tokens = 0;
+  fmt::print("Train loader:\n");
+  for (const auto& batch : train_loader) fmt::print("{} {}\n", llm::torch_size(batch.inputs), llm::torch_size(batch.targets));
+  fmt::print("\nValidation loader:\n");
+  for (const auto& batch : val_loader) fmt::print("{} {}\n", llm::torch_size(batch.inputs), llm::torch_size(batch.targets));
+  for (const auto& batch : train_loader) train_tokens += batch.inputs.numel();
+  for (const auto& batch : val_loader) val_tokens += batch.inputs.numel();
+  fmt::print("Training tokens: {}\nValidation tokens: {}\nAll tokens: {}\n", train_tokens, val_tokens,
+             train_tokens + val_tokens);
+
+  fmt::print("Using {} device.\n", device.str());
+  torch::manual_seed(123);  // as the lesson, for the shuffled order of the training batches
+  const double train_loss = llm::calc_loss_loader(model, train_loader);
+  const double val_loss = llm::calc_loss_loader(model, val_loader);
+  fmt::print("Training loss: {}\nValidation loss: {}\n", train_loss, val_loss);
+  return {train_loss, val_loss};
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch05-01-loss", "Cross-entropy loss and perplexity of a GPT (untrained unless weights are given)");
@@ -40,70 +120,19 @@ int main(int argc, char** argv) {
         model, llm::text_to_token_ids(tokenizer, "Every effort moves you").to(device), 10, model->config.context_length);
     fmt::print("Output text:\n {}\n", llm::token_ids_to_text(tokenizer, generated));
 
-    // 5.1.2: "every effort moves" -> " effort moves you", "I really like" -> " really like chocolate"
-    const auto inputs = torch::tensor({16833, 3626, 6100, 40, 1107, 588}, torch::kLong).view({2, 3}).to(device);
-    const auto targets = torch::tensor({3626, 6100, 345, 1107, 588, 11311}, torch::kLong).view({2, 3}).to(device);
-    llm::require_context_length(args, model->config, inputs.size(1), "the lesson's inputs");
     torch::NoGradGuard no_grad;
-    const auto logits = model->forward(inputs);      // [2, 3, vocab]
-    const auto probas = torch::softmax(logits, -1);  // [2, 3, vocab]
-    fmt::print("{}\n", llm::torch_size(probas));
-    const auto token_ids = probas.argmax(-1, /*keepdim=*/true);  // [2, 3, 1]
-    fmt::print("Token IDs:\n {}\n", llm::show(token_ids));
-    fmt::print("Targets batch 1: {}\nOutputs batch 1: {}\n", llm::token_ids_to_text(tokenizer, targets[0]),
-               llm::token_ids_to_text(tokenizer, token_ids[0].flatten()));
-
-    // The probability each row gives its target token, then the loss by hand.
-    const auto positions = torch::arange(3, device);
-    const auto target_probas_1 = probas.index({0, positions, targets[0]});  // [3]
-    const auto target_probas_2 = probas.index({1, positions, targets[1]});  // [3]
-    fmt::print("Text 1: {}\nText 2: {}\n", llm::show(target_probas_1), llm::show(target_probas_2));
-    const auto log_probas = torch::log(torch::cat({target_probas_1, target_probas_2}));  // [6]
-    fmt::print("{}\n", llm::show(log_probas));
-    const auto avg_log_probas = log_probas.mean();
-    fmt::print("{}\n{}\n", llm::show(avg_log_probas), llm::show(avg_log_probas * -1));
-
-    fmt::print("Logits shape: {}\nTargets shape: {}\n", llm::torch_size(logits), llm::torch_size(targets));
-    fmt::print("Flattened logits: {}\nFlattened targets: {}\n", llm::torch_size(logits.flatten(0, 1)),
-               llm::torch_size(targets.flatten()));
-    const auto loss = llm::token_cross_entropy(logits, targets);
-    fmt::print("{}\n{}\n", llm::show(loss), llm::show(torch::exp(loss)));  // the loss and the perplexity
-
-    // 5.1.3: the whole text, split 90/10, in non-overlapping windows of the context length.
-    llm::TrainConfig run;
-    run.data = args["data"].as<std::string>();
-    const auto text_data = llm::read_text_file(llm::data_path(run));
-    const int64_t total_characters = llm::utf8_length(text_data);
-    fmt::print("{}\n", text_data.substr(0, llm::utf8_offset(text_data, 99)));  // the first 99 characters
-    fmt::print("{}\n", text_data.substr(llm::utf8_offset(text_data, std::max<int64_t>(0, total_characters - 99))));
-    fmt::print("Characters: {}\nTokens: {}\n", total_characters, tokenizer.encode(text_data).size());
-    const auto data = llm::split_train_val(text_data, tokenizer, run, max_length > 0 ? max_length : model->config.context_length,
-                                           run.data);
-    const llm::DataLoader train_loader(data.train, llm::DataLoaderOptions(run.batch_size));
-    const llm::DataLoader val_loader(data.val, llm::DataLoaderOptions(run.batch_size).shuffle(false).drop_last(false));
-    int64_t train_tokens = 0, val_tokens = 0;
-    fmt::print("Train loader:\n");
-    for (const auto& batch : train_loader) fmt::print("{} {}\n", llm::torch_size(batch.inputs), llm::torch_size(batch.targets));
-    fmt::print("\nValidation loader:\n");
-    for (const auto& batch : val_loader) fmt::print("{} {}\n", llm::torch_size(batch.inputs), llm::torch_size(batch.targets));
-    for (const auto& batch : train_loader) train_tokens += batch.inputs.numel();
-    for (const auto& batch : val_loader) val_tokens += batch.inputs.numel();
-    fmt::print("Training tokens: {}\nValidation tokens: {}\nAll tokens: {}\n", train_tokens, val_tokens,
-               train_tokens + val_tokens);
-
-    fmt::print("Using {} device.\n", device.str());
-    torch::manual_seed(123);  // as the lesson, for the shuffled order of the training batches
-    const double train_loss = llm::calc_loss_loader(model, train_loader);
-    const double val_loss = llm::calc_loss_loader(model, val_loader);
-    fmt::print("Training loss: {}\nValidation loss: {}\n", train_loss, val_loss);
+    const auto example = example_loss(args, model, tokenizer, device);
+    const auto data = args["data"].as<std::string>();
+    const auto [train_loss, val_loss] =
+        text_losses(data, model, tokenizer, max_length > 0 ? max_length : model->config.context_length, device);
 
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("loss", llm::cli::seed(args), model->config);
-      archive.insert(archive.end(), {{"inputs", inputs},
-                                     {"targets", targets},
-                                     {"logits", logits},
-                                     {"loss", loss},
-                                     {"data", llm::string_to_tensor(run.data)},
+      archive.insert(archive.end(), {{"inputs", example.inputs},
+                                     {"targets", example.targets},
+                                     {"logits", example.logits},
+                                     {"loss", example.loss},
+                                     {"data", llm::string_to_tensor(data)},
                                      {"train_loss", torch::tensor(train_loss, torch::kDouble)},
                                      {"val_loss", torch::tensor(val_loss, torch::kDouble)},
                                      {"max_length", torch::tensor(max_length)}});

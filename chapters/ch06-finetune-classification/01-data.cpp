@@ -28,6 +28,53 @@ void print_value_counts(const std::vector<std::pair<std::string, int64_t>>& coun
   fmt::print("Name: count, dtype: int64\n");
 }
 
+// --dataset auto: the SMS zip when present, else the SpamAssassin corpus.
+std::string chosen_dataset(const cxxopts::ParseResult& args, const std::filesystem::path& zip,
+                           const std::filesystem::path& corpus) {
+  const auto dataset = args["dataset"].as<std::string>();
+  if (dataset != "auto") return dataset;
+  std::error_code error;
+  if (std::filesystem::exists(zip, error)) return "sms";
+  if (std::filesystem::exists(corpus, error)) return "spam-assassin";
+  throw llm::Error(fmt::format("no spam data: neither '{}' nor '{}' exists; run scripts/fetch-data.sh", zip.string(),
+                               corpus.string()));
+}
+
+// The rows of `dataset`, and the file or folder they come from.
+std::pair<std::vector<llm::LabelledText>, std::string> read_corpus(const std::string& dataset,
+                                                                   const std::filesystem::path& zip,
+                                                                   const std::filesystem::path& corpus) {
+  if (dataset == "sms") {
+    fmt::print("Dataset: the SMS Spam Collection ({})\n", zip.string());
+    return {llm::read_sms_spam_zip(zip), zip.string()};
+  }
+  if (dataset == "spam-assassin") {
+    fmt::print("Dataset: the SpamAssassin public mail corpus ({}), subject and body, the first {} bytes of each "
+               "e-mail; the offline stand-in for the lesson's SMS Spam Collection\n",
+               corpus.string(), llm::kSpamAssassinTextBytes);
+    return {llm::read_spam_assassin(corpus), corpus.string()};
+  }
+  throw llm::cli::BadFlagValue(fmt::format("--dataset '{}': expected sms, spam-assassin or auto", dataset));
+}
+
+// train.csv, validation.csv and test.csv (and, from SpamAssassin, its rows as a table
+// in the SMS file's format, for the lesson's own code) in `out_dir`.
+void write_splits(const std::filesystem::path& out_dir, const llm::ExampleSplits& splits, const std::string& dataset,
+                  const std::vector<llm::LabelledText>& rows) {
+  std::error_code error;
+  std::filesystem::create_directories(out_dir, error);
+  if (error) {
+    throw llm::Error(fmt::format("--out-dir '{}': cannot be made a folder ({})", out_dir.string(), error.message()));
+  }
+  if (dataset == "spam-assassin") llm::write_file_atomic(out_dir / "SpamAssassin.tsv", llm::labelled_tsv(rows));
+  const std::pair<const char*, const std::vector<llm::Example>*> files[] = {
+      {"train.csv", &splits.train}, {"validation.csv", &splits.validation}, {"test.csv", &splits.test}};
+  for (const auto& [name, split] : files) {
+    llm::write_file_atomic(out_dir / name, llm::examples_csv(*split));
+    fmt::print("{}: {} rows\n", (out_dir / name).string(), split->size());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,54 +107,15 @@ int main(int argc, char** argv) {
     }
     const std::filesystem::path zip = args["zip"].as<std::string>(), corpus = args["spam-assassin"].as<std::string>(),
                                 out_dir = args["out-dir"].as<std::string>();
-    auto dataset = args["dataset"].as<std::string>();
-    if (dataset == "auto") {
-      std::error_code error;
-      if (std::filesystem::exists(zip, error)) {
-        dataset = "sms";
-      } else if (std::filesystem::exists(corpus, error)) {
-        dataset = "spam-assassin";
-      } else {
-        throw llm::Error(fmt::format("no spam data: neither '{}' nor '{}' exists; run scripts/fetch-data.sh",
-                                     zip.string(), corpus.string()));
-      }
-    }
-    std::vector<llm::LabelledText> rows;
-    std::string source;
-    if (dataset == "sms") {
-      source = zip.string();
-      fmt::print("Dataset: the SMS Spam Collection ({})\n", source);
-      rows = llm::read_sms_spam_zip(zip);
-    } else if (dataset == "spam-assassin") {
-      source = corpus.string();
-      fmt::print("Dataset: the SpamAssassin public mail corpus ({}), subject and body, the first {} bytes of each "
-                 "e-mail; the offline stand-in for the lesson's SMS Spam Collection\n",
-                 source, llm::kSpamAssassinTextBytes);
-      rows = llm::read_spam_assassin(corpus);
-    } else {
-      throw llm::cli::BadFlagValue(fmt::format("--dataset '{}': expected sms, spam-assassin or auto", dataset));
-    }
+    const auto dataset = chosen_dataset(args, zip, corpus);
+    const auto [rows, source] = read_corpus(dataset, zip, corpus);
 
     print_value_counts(llm::value_counts(rows));
     const auto balanced = llm::create_balanced_dataset(rows, static_cast<uint32_t>(seed), source);
     const auto half = static_cast<int64_t>(balanced.size() / 2);  // as many ham as spam
     print_value_counts({{"ham", half}, {"spam", half}});
     const auto splits = llm::random_split(balanced, train_frac, validation_frac, static_cast<uint32_t>(seed));
-
-    std::error_code error;
-    std::filesystem::create_directories(out_dir, error);
-    if (error) {
-      throw llm::Error(fmt::format("--out-dir '{}': cannot be made a folder ({})", out_dir.string(), error.message()));
-    }
-    if (dataset == "spam-assassin") {  // the table, in the SMS file's format, for the lesson's own code
-      llm::write_file_atomic(out_dir / "SpamAssassin.tsv", llm::labelled_tsv(rows));
-    }
-    const std::pair<const char*, const std::vector<llm::Example>*> files[] = {
-        {"train.csv", &splits.train}, {"validation.csv", &splits.validation}, {"test.csv", &splits.test}};
-    for (const auto& [name, split] : files) {
-      llm::write_file_atomic(out_dir / name, llm::examples_csv(*split));
-      fmt::print("{}: {} rows\n", (out_dir / name).string(), split->size());
-    }
+    write_splits(out_dir, splits, dataset, rows);
     if (args.count("save-outputs") != 0) {
       const auto csv = [](const std::vector<llm::Example>& split) {
         return llm::string_to_tensor(llm::examples_csv(split));

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
 
 #include "llm/cli/cli.h"
 #include "llm/cli/model_flags.h"
@@ -30,6 +32,44 @@ std::string load_weights(const cxxopts::ParseResult& args, llm::GPTModel& model)
     }
   }
   return "";
+}
+
+// 6.4: the pretrained model continues two texts, and cannot yet classify the second.
+std::pair<torch::Tensor, torch::Tensor> continuations(const cxxopts::ParseResult& args, llm::GPTModel& model,
+                                                      const llm::BpeTokenizer& tokenizer) {
+  const auto continue_text = [&](const std::string& text, int64_t new_tokens) {
+    const auto ids = llm::text_to_token_ids(tokenizer, text).to(model->device());
+    llm::require_context_length(args, model->config, ids.size(1), fmt::format("'{}'", text));
+    const auto out = llm::generate_text_simple(model, ids, new_tokens, model->config.context_length).cpu();
+    fmt::print("{}\n\n", llm::token_ids_to_text(tokenizer, out));
+    return out;
+  };
+  auto text_1 = continue_text("Every effort moves you", 15);
+  auto text_2 = continue_text("Is the following text 'spam'? Answer with 'yes' or 'no': 'You are a winner you "
+                              "have been specially selected to receive $1000 cash or a $2000 award.'",
+                              23);
+  return {std::move(text_1), std::move(text_2)};
+}
+
+// 6.5: the classifier's outputs for --text, its last token's, and the class label; returns
+// the inputs and the outputs.
+std::pair<torch::Tensor, torch::Tensor> classify_text(const cxxopts::ParseResult& args, llm::GPTModel& model,
+                                                      const llm::BpeTokenizer& tokenizer) {
+  const auto text = args["text"].as<std::string>();
+  const auto inputs = llm::text_to_token_ids(tokenizer, text);  // [1, n]
+  llm::require_context_length(args, model->config, inputs.size(1), "--text");
+  fmt::print("Inputs: {}\nInputs dimensions: {}\n", llm::show(inputs), llm::torch_size(inputs));
+  torch::Tensor outputs;
+  {
+    torch::NoGradGuard no_grad;
+    outputs = model->forward(inputs.to(model->device())).cpu();  // [1, n, num_classes]
+  }
+  fmt::print("Outputs:\n {}\nOutputs dimensions: {}\n", llm::show(outputs), llm::torch_size(outputs));
+  const auto last = outputs.select(1, -1);  // [1, num_classes]: the lesson's outputs[:, -1, :]
+  fmt::print("Last output token: {}\n", llm::show(last));
+  fmt::print("Class label: {}\n", torch::softmax(last, -1).argmax().item<int64_t>());
+  fmt::print("Class label: {}\n", last.argmax().item<int64_t>());
+  return {inputs, outputs};
 }
 
 }  // namespace
@@ -62,19 +102,7 @@ int main(int argc, char** argv) {
       fmt::print("Weights: '{}'\n", weights);
     }
 
-    // 6.4: the pretrained model continues text, and cannot yet classify it.
-    const auto context = model->config.context_length;
-    const auto continue_text = [&](const std::string& text, int64_t new_tokens) {
-      const auto ids = llm::text_to_token_ids(tokenizer, text).to(model->device());
-      llm::require_context_length(args, model->config, ids.size(1), fmt::format("'{}'", text));
-      const auto out = llm::generate_text_simple(model, ids, new_tokens, context).cpu();
-      fmt::print("{}\n\n", llm::token_ids_to_text(tokenizer, out));
-      return out;
-    };
-    const auto text_1 = continue_text("Every effort moves you", 15);
-    const auto text_2 = continue_text("Is the following text 'spam'? Answer with 'yes' or 'no': 'You are a winner you "
-                                      "have been specially selected to receive $1000 cash or a $2000 award.'",
-                                      23);
+    const auto [text_1, text_2] = continuations(args, model, tokenizer);
 
     // 6.5: freeze, a new head after torch.manual_seed(123), unfreeze the last block.
     const auto all = llm::parameter_count(*model);
@@ -86,20 +114,7 @@ int main(int argc, char** argv) {
                : trainable == "all"      ? " and everything else"
                                          : " alone");
 
-    const auto text = args["text"].as<std::string>();
-    const auto inputs = llm::text_to_token_ids(tokenizer, text);  // [1, n]
-    llm::require_context_length(args, model->config, inputs.size(1), "--text");
-    fmt::print("Inputs: {}\nInputs dimensions: {}\n", llm::show(inputs), llm::torch_size(inputs));
-    torch::Tensor outputs;
-    {
-      torch::NoGradGuard no_grad;
-      outputs = model->forward(inputs.to(model->device())).cpu();  // [1, n, num_classes]
-    }
-    fmt::print("Outputs:\n {}\nOutputs dimensions: {}\n", llm::show(outputs), llm::torch_size(outputs));
-    const auto last = outputs.select(1, -1);  // [1, num_classes]: the lesson's outputs[:, -1, :]
-    fmt::print("Last output token: {}\n", llm::show(last));
-    fmt::print("Class label: {}\n", torch::softmax(last, -1).argmax().item<int64_t>());
-    fmt::print("Class label: {}\n", last.argmax().item<int64_t>());
+    const auto [inputs, outputs] = classify_text(args, model, tokenizer);
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),
                         {{"config", llm::string_to_tensor(llm::to_json(model->config).dump())},

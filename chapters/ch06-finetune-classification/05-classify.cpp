@@ -14,7 +14,8 @@
 #include "llm/model/classifier.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/train/checkpoint.h"
-#include "llm/train/finetune.h"
+#include "llm/train/classify_task.h"
+#include "llm/train/training_run.h"
 #include "llm/util/files.h"
 
 namespace {
@@ -38,9 +39,9 @@ Classifier load_classifier(const cxxopts::ParseResult& args) {
     const auto path = args["checkpoint"].as<std::string>();
     const auto checkpoint = llm::load_checkpoint(path);
     const auto run = llm::checkpoint_train_config(checkpoint, path);
-    if (!run.classifies()) {
-      throw llm::Error(fmt::format("checkpoint '{}' is {} run's; expected a classifier's (ch06-04-finetune)", path,
-                                   run.instructs() ? "an instruction-finetuning" : "a pretraining"));
+    if (run.task != llm::ClassifyTask::kName) {
+      throw llm::Error(fmt::format("checkpoint '{}' is {}'s; expected a classifier's (ch06-04-finetune)", path,
+                                   llm::make_task(run.task)->run_kind()));
     }
     c.model = llm::checkpoint_model(checkpoint, path);
     c.max_length = run.max_length;

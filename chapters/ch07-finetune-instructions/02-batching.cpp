@@ -18,6 +18,53 @@
 #include "llm/util/files.h"
 #include "llm/util/show.h"
 
+namespace {
+
+// -100 targets add nothing to the loss: loss_1 == loss_3. Returns the three losses.
+torch::Tensor ignore_index_losses() {
+  const auto logits = torch::tensor({{-1.0F, 1.0F}, {-0.5F, 1.5F}, {-0.5F, 1.5F}});
+  const auto loss = [&](const torch::Tensor& l, std::vector<int64_t> t) {
+    return torch::nn::functional::cross_entropy(l, torch::tensor(t, torch::kLong));
+  };
+  const auto loss_1 = loss(logits.slice(0, 0, 2), {0, 1});
+  const auto loss_2 = loss(logits, {0, 1, 1});
+  const auto loss_3 = loss(logits, {0, 1, llm::kIgnoreIndex});
+  fmt::print("{}\n{}\n{}\nloss_1 == loss_3: {}\n", llm::show(loss_1), llm::show(loss_2), llm::show(loss_3),
+             llm::show(loss_1 == loss_3));
+  return torch::stack({loss_1, loss_2, loss_3});
+}
+
+// What the loaders show: every training batch's length, and the last one.
+struct TrainBatches {
+  std::vector<int64_t> lengths;
+  llm::Batch last;
+};
+
+// The three loaders (torch.manual_seed(123) came before them: cli::run seeds with
+// --seed), the shape of every training batch and the last batch's first example.
+TrainBatches show_loaders(const llm::InstructionSplits& split, const llm::BpeTokenizer& tokenizer,
+                          const llm::InstructionDataset::Options& collate, int64_t batch_size) {
+  const auto train = std::make_shared<llm::InstructionDataset>(split.train, tokenizer, collate);
+  const auto val = std::make_shared<llm::InstructionDataset>(split.validation, tokenizer, collate);
+  const auto test = std::make_shared<llm::InstructionDataset>(split.test, tokenizer, collate);
+  const llm::DataLoader train_loader(train, llm::DataLoaderOptions(batch_size).shuffle(true).drop_last(true));
+  const llm::DataLoader val_loader(val, llm::DataLoaderOptions(batch_size).shuffle(false).drop_last(false));
+  const llm::DataLoader test_loader(test, llm::DataLoaderOptions(batch_size).shuffle(false).drop_last(false));
+  fmt::print("Train loader:\n");
+  TrainBatches batches;
+  for (const auto& batch : train_loader) {
+    fmt::print("{} {}\n", llm::torch_size(batch.inputs), llm::torch_size(batch.targets));
+    batches.lengths.push_back(batch.inputs.size(1));
+    batches.last = batch;
+  }
+  fmt::print("{}\n{}\n", llm::show(batches.last.inputs[0]), llm::show(batches.last.targets[0]));
+  fmt::print("{} training, {} validation and {} test batches\n", train_loader.size(), val_loader.size(),
+             test_loader.size());
+  return batches;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch07-02-batching", "Lesson 7.3: the instruction data in padded, masked batches");
   options.add_options()("data", "Instruction entries (a JSON list of instruction, input, output)",
@@ -44,35 +91,8 @@ int main(int argc, char** argv) {
     const auto [toy_inputs, toy_targets] = llm::custom_collate(toy);
     fmt::print("{}\n{}\n", llm::show(toy_inputs), llm::show(toy_targets));
 
-    // -100 targets add nothing to the loss: loss_1 == loss_3.
-    const auto logits = torch::tensor({{-1.0F, 1.0F}, {-0.5F, 1.5F}, {-0.5F, 1.5F}});
-    const auto loss = [&](const torch::Tensor& l, std::vector<int64_t> t) {
-      return torch::nn::functional::cross_entropy(l, torch::tensor(t, torch::kLong));
-    };
-    const auto loss_1 = loss(logits.slice(0, 0, 2), {0, 1});
-    const auto loss_2 = loss(logits, {0, 1, 1});
-    const auto loss_3 = loss(logits, {0, 1, llm::kIgnoreIndex});
-    fmt::print("{}\n{}\n{}\nloss_1 == loss_3: {}\n", llm::show(loss_1), llm::show(loss_2), llm::show(loss_3),
-               llm::show(loss_1 == loss_3));
-
-    // torch.manual_seed(123) came before the loaders (cli::run seeds with --seed).
-    const auto train = std::make_shared<llm::InstructionDataset>(split.train, tokenizer, collate);
-    const auto val = std::make_shared<llm::InstructionDataset>(split.validation, tokenizer, collate);
-    const auto test = std::make_shared<llm::InstructionDataset>(split.test, tokenizer, collate);
-    const llm::DataLoader train_loader(train, llm::DataLoaderOptions(batch_size).shuffle(true).drop_last(true));
-    const llm::DataLoader val_loader(val, llm::DataLoaderOptions(batch_size).shuffle(false).drop_last(false));
-    const llm::DataLoader test_loader(test, llm::DataLoaderOptions(batch_size).shuffle(false).drop_last(false));
-    fmt::print("Train loader:\n");
-    std::vector<int64_t> lengths;
-    llm::Batch last;
-    for (const auto& batch : train_loader) {
-      fmt::print("{} {}\n", llm::torch_size(batch.inputs), llm::torch_size(batch.targets));
-      lengths.push_back(batch.inputs.size(1));
-      last = batch;
-    }
-    fmt::print("{}\n{}\n", llm::show(last.inputs[0]), llm::show(last.targets[0]));
-    fmt::print("{} training, {} validation and {} test batches\n", train_loader.size(), val_loader.size(),
-               test_loader.size());
+    const auto losses = ignore_index_losses();
+    const auto batches = show_loaders(split, tokenizer, collate, batch_size);
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),
                         {{"data", llm::string_to_tensor(args["data"].as<std::string>())},
@@ -83,10 +103,10 @@ int main(int argc, char** argv) {
                          {"mask_instructions", torch::tensor(static_cast<int64_t>(collate.mask_instructions))},
                          {"toy_inputs", toy_inputs},
                          {"toy_targets", toy_targets},
-                         {"losses", torch::stack({loss_1, loss_2, loss_3})},
-                         {"train_lengths", torch::tensor(lengths, torch::kLong)},
-                         {"last_inputs", last.inputs},
-                         {"last_targets", last.targets}});
+                         {"losses", losses},
+                         {"train_lengths", torch::tensor(batches.lengths, torch::kLong)},
+                         {"last_inputs", batches.last.inputs},
+                         {"last_targets", batches.last.targets}});
     }
   });
 }

@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "llm/cli/cli.h"
 #include "llm/cli/train_flags.h"
@@ -26,6 +28,51 @@ llm::PromptStyle prompt_style(const cxxopts::ParseResult& args) {
   if (args.count("checkpoint") == 0) return llm::PromptStyle::kAlpaca;
   const auto path = args["checkpoint"].as<std::string>();
   return llm::parse_prompt_style(llm::checkpoint_train_config(llm::load_checkpoint(path), path).prompt_style);
+}
+
+// A response for every test entry: the first three printed beside the correct ones,
+// the rest under a progress bar. Ctrl-C stops it with nothing written to `out`.
+void respond_to_all(std::vector<llm::InstructionEntry>& test, llm::GPTModel& model,
+                    const llm::BpeTokenizer& tokenizer, llm::PromptStyle style, int64_t max_new_tokens,
+                    bool show_progress, const std::string& out) {
+  const llm::StopOnSignal stop;
+  const auto respond = [&](llm::InstructionEntry& entry) {
+    entry.model_response = llm::generate_response(model, tokenizer, entry, style, max_new_tokens);
+  };
+  const auto started = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < std::min<size_t>(3, test.size()); ++i) {
+    respond(test[i]);
+    fmt::print("{}\n\nCorrect response:\n>> {}\n\nModel response:\n>> {}\n-------------------------------------\n",
+               llm::format_input(test[i], style), test[i].output, *test[i].model_response);
+  }
+  llm::ProgressLine bar(show_progress);
+  for (size_t i = 3; i < test.size(); ++i) {
+    if (llm::StopOnSignal::requested()) {
+      bar.clear();
+      throw llm::Error(fmt::format("stopped after {} of {} responses; nothing written to '{}'", i, test.size(), out));
+    }
+    respond(test[i]);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    bar.update(llm::format_count_progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(test.size()), seconds,
+                                          "entries"),
+               i + 1 == test.size());
+  }
+  bar.clear();
+}
+
+// compare.py replays a checkpoint's responses.
+void save_outputs(const cxxopts::ParseResult& args, const std::vector<llm::InstructionEntry>& test,
+                  llm::PromptStyle style, int64_t max_new_tokens) {
+  std::string joined;
+  for (size_t i = 0; i < test.size(); ++i) joined += (i > 0 ? std::string(1, '\0') : "") + *test[i].model_response;
+  llm::save_tensors(
+      args["save-outputs"].as<std::string>(),
+      {{"data", llm::string_to_tensor(args["data"].as<std::string>())},
+       {"checkpoint",
+        llm::string_to_tensor(args.count("checkpoint") != 0 ? args["checkpoint"].as<std::string>() : "")},
+       {"prompt_style", llm::string_to_tensor(std::string(llm::prompt_style_name(style)))},
+       {"max_new_tokens", torch::tensor(max_new_tokens)},
+       {"responses", llm::string_to_tensor(joined)}});
 }
 
 }  // namespace
@@ -56,47 +103,13 @@ int main(int argc, char** argv) {
     model->eval();
     fmt::print("Weights: {}\n", llm::model_source(args));
 
-    const llm::StopOnSignal stop;
-    std::vector<int64_t> new_tokens;  // per entry, for --save-outputs
-    const auto respond = [&](llm::InstructionEntry& entry) {
-      entry.model_response = llm::generate_response(model, tokenizer, entry, style, max_new_tokens);
-    };
-    const auto started = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < std::min<size_t>(3, test.size()); ++i) {
-      respond(test[i]);
-      fmt::print("{}\n\nCorrect response:\n>> {}\n\nModel response:\n>> {}\n-------------------------------------\n",
-                 llm::format_input(test[i], style), test[i].output, *test[i].model_response);
-    }
-    llm::ProgressLine bar(show_progress);
-    for (size_t i = 3; i < test.size(); ++i) {
-      if (llm::StopOnSignal::requested()) {
-        bar.clear();
-        throw llm::Error(fmt::format("stopped after {} of {} responses; nothing written to '{}'", i, test.size(), out));
-      }
-      respond(test[i]);
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      bar.update(llm::format_count_progress(static_cast<int64_t>(i + 1), static_cast<int64_t>(test.size()), seconds,
-                                            "entries"),
-                 i + 1 == test.size());
-    }
-    bar.clear();
+    respond_to_all(test, model, tokenizer, style, max_new_tokens, show_progress, out);
     llm::write_file_atomic(out, llm::instruction_data_json(test));
     const auto& first = test.front();
     fmt::print("{{'instruction': {}, 'input': {}, 'output': {}, 'model_response': {}}}\n",
                llm::python_repr(first.instruction), llm::python_repr(first.input), llm::python_repr(first.output),
                llm::python_repr(*first.model_response));
     fmt::print("Responses: {} ({} entries)\n", out, test.size());
-    if (args.count("save-outputs") != 0) {  // compare.py replays a checkpoint's responses
-      std::string joined;
-      for (size_t i = 0; i < test.size(); ++i) joined += (i > 0 ? std::string(1, '\0') : "") + *test[i].model_response;
-      llm::save_tensors(args["save-outputs"].as<std::string>(),
-                        {{"data", llm::string_to_tensor(args["data"].as<std::string>())},
-                         {"checkpoint", llm::string_to_tensor(args.count("checkpoint") != 0
-                                                                  ? args["checkpoint"].as<std::string>()
-                                                                  : "")},
-                         {"prompt_style", llm::string_to_tensor(std::string(llm::prompt_style_name(style)))},
-                         {"max_new_tokens", torch::tensor(max_new_tokens)},
-                         {"responses", llm::string_to_tensor(joined)}});
-    }
+    if (args.count("save-outputs") != 0) save_outputs(args, test, style, max_new_tokens);
   });
 }

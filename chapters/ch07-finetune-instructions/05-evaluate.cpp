@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include "llm/cli/cli.h"
 #include "llm/io/ollama.h"
@@ -16,6 +18,88 @@
 #include "llm/util/error.h"
 #include "llm/util/interrupt.h"
 #include "llm/util/progress.h"
+
+namespace {
+
+// One Ollama model behind one endpoint: the lesson's query_model, with what to do when
+// nothing answers.
+struct Scorer {
+  llm::HttpEndpoint endpoint;
+  std::string model;
+  std::chrono::milliseconds timeout;
+
+  std::string ask(const std::string& prompt) const {
+    try {
+      return llm::query_model(prompt, model, endpoint, timeout);
+    } catch (const llm::HttpError& e) {
+      if (e.kind != llm::HttpError::Kind::kUnreachable) throw;
+      throw llm::Error(fmt::format("{}: is Ollama running? (ollama serve; then ollama pull {}; or --host/--port)",
+                                   e.what(), model));
+    }
+  }
+};
+
+Scorer scorer_from_flags(const cxxopts::ParseResult& args) {
+  const auto port = args["port"].as<int64_t>();
+  if (port < 1 || port > 65535) throw llm::cli::BadFlagValue(fmt::format("--port must be 1..65535, got {}", port));
+  const auto seconds = args["timeout"].as<double>();
+  if (!(seconds > 0 && seconds <= 86400)) {
+    throw llm::cli::BadFlagValue(fmt::format("--timeout must be in (0, 86400] seconds, got {}", seconds));
+  }
+  return {llm::HttpEndpoint{args["host"].as<std::string>(), static_cast<int>(port)}, args["model"].as<std::string>(),
+          std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000))};
+}
+
+// The entries of ch07-04-responses' output, each with its model_response.
+std::vector<llm::InstructionEntry> read_responses(const std::string& path) {
+  auto entries = llm::read_instruction_data(path);
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (!entries[i].model_response) {
+      throw llm::Error(fmt::format("'{}': entry {} has no \"model_response\"; expected ch07-04-responses' output",
+                                   path, i));
+    }
+  }
+  return entries;
+}
+
+// The lesson's generate_model_scores: each entry's score, in order; an entry whose
+// answer is not a number, or that the server does not answer, is reported and left out.
+std::vector<int64_t> generate_model_scores(const std::vector<llm::InstructionEntry>& entries, const Scorer& scorer,
+                                           bool show_progress) {
+  const llm::StopOnSignal stop;
+  llm::ProgressLine bar(show_progress);
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<int64_t> scores;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (llm::StopOnSignal::requested()) {
+      bar.clear();
+      throw llm::Error(fmt::format("stopped after {} of {} entries", i, entries.size()));
+    }
+    std::string answer;
+    try {
+      answer = scorer.ask(llm::score_prompt(entries[i]));
+    } catch (const llm::HttpError& e) {  // one entry lost; the next may be answered
+      bar.clear();
+      fmt::print("Could not score entry {}: {}\n", i, e.what());
+      continue;
+    }
+    if (const auto score = llm::parse_score(answer)) {
+      scores.push_back(*score);
+    } else {
+      bar.clear();
+      fmt::print("Could not convert score: {}\n", answer);
+    }
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    bar.update("Scoring entries: " + llm::format_count_progress(static_cast<int64_t>(i + 1),
+                                                               static_cast<int64_t>(entries.size()), elapsed,
+                                                               "entries"),
+               i + 1 == entries.size());
+  }
+  bar.clear();
+  return scores;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch07-05-evaluate", "Lesson 7.8: score the responses with a larger model (Ollama)");
@@ -32,68 +116,15 @@ int main(int argc, char** argv) {
       cxxopts::value<std::string>()->default_value("auto"));
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const auto port = args["port"].as<int64_t>();
-    if (port < 1 || port > 65535) throw llm::cli::BadFlagValue(fmt::format("--port must be 1..65535, got {}", port));
-    const auto seconds = args["timeout"].as<double>();
-    if (!(seconds > 0 && seconds <= 86400)) {
-      throw llm::cli::BadFlagValue(fmt::format("--timeout must be in (0, 86400] seconds, got {}", seconds));
-    }
+    const auto scorer = scorer_from_flags(args);
     const bool show_progress = llm::cli::progress_flag(args);
-    const llm::HttpEndpoint endpoint{args["host"].as<std::string>(), static_cast<int>(port)};
-    const auto model = args["model"].as<std::string>();
-    const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
-    const auto ask = [&](const std::string& prompt) {
-      try {
-        return llm::query_model(prompt, model, endpoint, timeout);
-      } catch (const llm::HttpError& e) {
-        if (e.kind != llm::HttpError::Kind::kUnreachable) throw;
-        throw llm::Error(fmt::format("{}: is Ollama running? (ollama serve; then ollama pull {}; or --host/--port)",
-                                     e.what(), model));
-      }
-    };
     if (args.count("query") != 0) {
-      fmt::print("{}\n", ask(args["query"].as<std::string>()));
+      fmt::print("{}\n", scorer.ask(args["query"].as<std::string>()));
       return;
     }
-
     const auto path = args["responses"].as<std::string>();
-    const auto entries = llm::read_instruction_data(path);
-    for (size_t i = 0; i < entries.size(); ++i) {
-      if (!entries[i].model_response) {
-        throw llm::Error(fmt::format("'{}': entry {} has no \"model_response\"; expected ch07-04-responses' output",
-                                     path, i));
-      }
-    }
-    const llm::StopOnSignal stop;
-    llm::ProgressLine bar(show_progress);
-    const auto started = std::chrono::steady_clock::now();
-    std::vector<int64_t> scores;
-    for (size_t i = 0; i < entries.size(); ++i) {
-      if (llm::StopOnSignal::requested()) {
-        bar.clear();
-        throw llm::Error(fmt::format("stopped after {} of {} entries", i, entries.size()));
-      }
-      std::string answer;
-      try {
-        answer = ask(llm::score_prompt(entries[i]));
-      } catch (const llm::HttpError& e) {  // one entry lost; the next may be answered
-        bar.clear();
-        fmt::print("Could not score entry {}: {}\n", i, e.what());
-        continue;
-      }
-      if (const auto score = llm::parse_score(answer)) {
-        scores.push_back(*score);
-      } else {
-        bar.clear();
-        fmt::print("Could not convert score: {}\n", answer);
-      }
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      bar.update("Scoring entries: " + llm::format_count_progress(static_cast<int64_t>(i + 1),
-                                                                 static_cast<int64_t>(entries.size()), elapsed,
-                                                                 "entries"),
-                 i + 1 == entries.size());
-    }
-    bar.clear();
+    const auto entries = read_responses(path);
+    const auto scores = generate_model_scores(entries, scorer, show_progress);
     fmt::print("Number of scores: {} of {}\n", scores.size(), entries.size());
     if (scores.empty()) throw llm::Error(fmt::format("no entry of '{}' got a score", path));
     double sum = 0;

@@ -12,7 +12,7 @@
 #include "llm/cli/cli.h"
 #include "llm/cli/model_flags.h"
 #include "llm/train/checkpoint.h"
-#include "llm/train/finetune.h"
+#include "llm/train/run_folder.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 
@@ -126,14 +126,13 @@ void add_run_flags(cxxopts::Options& options, const std::string& default_train_c
   add_distributed_flags(options);
 }
 
-namespace {
-
-// With --device cuda, each rank of a data-parallel run takes the GPU of its local rank.
 torch::Device run_device(const cxxopts::ParseResult& args, const std::optional<DistributedConfig>& distributed) {
   const auto device = cli::device(args);
   if (!distributed || !device.is_cuda() || device.has_index()) return device;
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(distributed->local_rank));
 }
+
+namespace {
 
 TrainingRun new_run(const cxxopts::ParseResult& args) {
   TrainingRun run;
@@ -162,20 +161,6 @@ TrainingRun resumed_run(const cxxopts::ParseResult& args) {
   return run;
 }
 
-// A checkpoint already in out_dir is another run's work: it is continued with --resume,
-// and replaced only when --overwrite says so. (Two runs at once into one folder are
-// stopped by the trainer's lock on it.)
-void check_out_dir_is_free(const TrainingRun& run, bool overwrite) {
-  if (overwrite || run.config.out_dir.empty() || (run.distributed && run.distributed->rank != 0)) return;
-  const auto existing = std::filesystem::path(run.config.out_dir) / "checkpoint.pt";
-  std::error_code error;
-  if (!std::filesystem::exists(existing, error)) return;
-  if (!run.checkpoint_path.empty() && std::filesystem::equivalent(existing, run.checkpoint_path, error)) return;
-  throw Error(fmt::format("out_dir '{}' already holds a checkpoint from another run ('{}'); continue it with "
-                          "--resume {}, replace it with --overwrite, or choose another --out-dir",
-                          run.config.out_dir, existing.string(), existing.string()));
-}
-
 }  // namespace
 
 TrainingRun training_run_from_flags(const cxxopts::ParseResult& args) {
@@ -186,53 +171,19 @@ TrainingRun training_run_from_flags(const cxxopts::ParseResult& args) {
     throw cli::BadFlagValue("sampling \"random\" runs in one process; a data-parallel run reads sliding windows, "
                             "each rank its DistributedSampler share");
   }
-  check_out_dir_is_free(run, args["overwrite"].as<bool>());
+  // Another run's checkpoint in out_dir is continued with --resume, replaced only with
+  // --overwrite (two runs at once into one folder are stopped by the trainer's lock).
+  if (!run.distributed || run.distributed->rank == 0) {
+    RunFolder(run.config.out_dir).check_free(run.checkpoint_path, args["overwrite"].as<bool>());
+  }
   return run;
 }
 
-void require_task(const TrainingRun& run, std::string_view task) {
-  if (run.config.task == task) return;
-  const auto does = task == "pretrain" ? "pretrains" : task == "classify" ? "classifies" : "finetunes on instructions";
+void require_task(const TrainingRun& run, const Task& task) {
+  if (run.config.task == task.name()) return;
   throw cli::BadFlagValue(fmt::format("this step {}: the run's task must be \"{}\", got \"{}\" (ch05-02-train "
                                       "pretrains, ch06-04-finetune classifies, ch07-03-finetune follows instructions)",
-                                      does, task, run.config.task));
-}
-
-std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, const cxxopts::ParseResult& args,
-                                      const BpeTokenizer& tokenizer) {
-  auto data = load_train_val(run.config, run.model_config.context_length, tokenizer);
-  auto group = run.distributed ? std::make_shared<ProcessGroup>(*run.distributed) : nullptr;
-  const auto device = run_device(args, run.distributed);
-  if (run.config.classifies() || run.config.instructs()) {
-    // Finetuning: the pretrained GPT made ready (lessons 6.4-6.5 give it a new head,
-    // lesson 7.5 takes it as it is), then AdamW after a seed, as the lessons have it.
-    auto config = run.config;
-    GPTModel model{nullptr};
-    if (config.classifies()) {
-      config.max_length = data.max_length;  // the texts' padded length, kept for classifying later
-      model = classifier_for_run(run.model_config, config, run.initial_weights, run.initial_weights_path);
-    } else {
-      // The lesson's sample after each epoch continues the first validation entry's prompt.
-      config.start_context = format_input(data.instructions.validation.front(), parse_prompt_style(config.prompt_style));
-      model = instruction_model_for_run(run.model_config, config, run.initial_weights, run.initial_weights_path);
-    }
-    torch::manual_seed(static_cast<uint64_t>(config.seed));
-    auto trainer = std::make_unique<Trainer>(config, std::move(model), std::move(data), tokenizer, device,
-                                             std::move(group));
-    if (!run.checkpoint.empty()) trainer->resume(run.checkpoint, run.checkpoint_path);
-    return trainer;
-  }
-  auto trainer = std::make_unique<Trainer>(run.config, run.model_config, std::move(data), tokenizer, device,
-                                           std::move(group));
-  if (!run.checkpoint.empty()) trainer->resume(run.checkpoint, run.checkpoint_path);
-  if (!run.initial_weights.empty()) {
-    const bool with_optimizer = trainer->start_from(run.initial_weights, run.initial_weights_path);
-    if (trainer->is_main()) {
-      fmt::print("Starting from: '{}' ({})\n", run.initial_weights_path,
-                 with_optimizer ? "its weights and AdamW state" : "its weights; AdamW starts fresh");
-    }
-  }
-  return trainer;
+                                      task.does(), task.name(), run.config.task));
 }
 
 void add_trained_model_flags(cxxopts::Options& options, const std::string& default_config) {

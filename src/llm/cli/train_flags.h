@@ -8,7 +8,9 @@
 
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/instruction_data.h"
+#include "llm/train/task.h"
 #include "llm/train/trainer.h"
+#include "llm/train/training_run.h"
 
 namespace llm {
 
@@ -35,30 +37,15 @@ void add_run_flags(cxxopts::Options& options, const std::string& default_train_c
 /// and the flags, or with --resume the checkpoint's run continued, its settings
 /// changed by the flags given (e.g. more --num-epochs). Reads no training data, so
 /// that a bad flag is reported before anything slow is loaded.
-struct TrainingRun {
-  TrainConfig config;
-  GPTConfig model_config;
-  /// Set for a data-parallel run.
-  std::optional<DistributedConfig> distributed;
-  /// The checkpoint to continue, and its file; empty for a new run.
-  NamedTensors checkpoint;
-  std::string checkpoint_path;
-  /// --load-state-dict: the weights a new run starts from (and lesson 5.4's AdamW
-  /// state when the file holds it), and the file; empty for the seed's initial weights.
-  NamedTensors initial_weights;
-  std::string initial_weights_path;
-};
 TrainingRun training_run_from_flags(const cxxopts::ParseResult& args);
 
-/// A cli::BadFlagValue unless the run's task is `task` ("pretrain", "classify" or
-/// "instruct"): each training step runs the task of its chapter, and says which step
-/// runs the others.
-void require_task(const TrainingRun& run, std::string_view task);
+/// A cli::BadFlagValue unless the run's task is `task`'s: each training step runs the
+/// task of its chapter, and says which step runs the others.
+void require_task(const TrainingRun& run, const Task& task);
 
-/// A trainer for `run`: its text read, split and windowed, its process group joined,
-/// its state restored from the checkpoint. `tokenizer` must outlive it.
-std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, const cxxopts::ParseResult& args,
-                                      const BpeTokenizer& tokenizer);
+/// The device of the run: --device, and with --device cuda in a data-parallel run, the
+/// GPU of this rank's local rank.
+torch::Device run_device(const cxxopts::ParseResult& args, const std::optional<DistributedConfig>& distributed);
 
 /// --prompt-style as a PromptStyle (alpaca or phi3); a cli::BadFlagValue otherwise.
 PromptStyle prompt_style_flag(const cxxopts::ParseResult& args);

@@ -2,14 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 
 #include "llm/cli/cli.h"
 #include "llm/io/state_dict.h"
+#include "llm/io/tensor_archive.h"
 #include "llm/model/classifier.h"
 #include "llm/util/files.h"
+#include "llm/util/linear.h"
 #include "llm/util/interrupt.h"
 #include "llm/util/process.h"
 #include "llm/util/show.h"
@@ -44,8 +47,9 @@ void print_finetuned_model(const Trainer& trainer, const TrainingRun& run, const
 void save_finetuned_state_dict(const cxxopts::ParseResult& args, const Trainer& trainer, const std::string& label) {
   if (args.count("save-state-dict") == 0) return;
   const auto path = args["save-state-dict"].as<std::string>();
+  const bool lora = has_lora(*trainer.model());
   save_tensors(path, merged_state_dict(*trainer.model()));
-  fmt::print("{} {}{}\n", label, path, trainer.config().uses_lora() ? " (the LoRA merged into the Linear weights)" : "");
+  fmt::print("{} {}{}\n", label, path, lora ? " (the LoRA merged into the Linear weights)" : "");
 }
 
 void add_training_output_flags(cxxopts::Options& options) {
@@ -54,40 +58,98 @@ void add_training_output_flags(cxxopts::Options& options) {
       cxxopts::value<std::string>()->default_value("auto"), "WHEN");
 }
 
-void check_training_output_flags(const cxxopts::ParseResult& args) { cli::progress_flag(args); }
+namespace {
 
-bool progress_wanted(const cxxopts::ParseResult& args, const Trainer& trainer) {
-  return cli::progress_flag(args) && trainer.is_main();
-}
-
+// The live progress line of each step, the stop requests of Ctrl-C and SIGTERM, the
+// lesson's "Ep 1 (Step 000000): Train loss ..., Val loss ..." lines, and the task's
+// samples or accuracies after each epoch.
 TrainHooks lesson_hooks(ProgressLine& progress, const Trainer& trainer) {
   TrainHooks hooks;
   const int64_t num_epochs = trainer.config().num_epochs;
-  const char* unit = trainer.config().classifies() ? "ex" : "tok";
+  const std::string unit(trainer.task().seen_unit());
   hooks.on_step = [&progress, num_epochs, unit](const StepRecord& s) {
-    progress.update({s.step, s.total_steps, s.epoch, num_epochs, s.loss, s.tokens_per_second, s.seconds_left, unit});
+    progress.update(
+        {s.step, s.total_steps, s.epoch, num_epochs, s.loss, s.tokens_per_second, s.seconds_left, unit.c_str()});
   };
   hooks.on_eval = [&progress](const EvalRecord& r) {
     progress.clear();
     fmt::print("Ep {} (Step {:06d}): Train loss {:.3f}, Val loss {:.3f}\n", r.epoch, r.step, r.train_loss, r.val_loss);
     std::fflush(stdout);
   };
+  hooks.on_sample = [&progress](int64_t, const std::string& sample) {
+    progress.clear();
+    fmt::print("{}\n", one_line(sample));
+    std::fflush(stdout);
+  };
+  hooks.on_accuracy = [&progress](const AccuracyRecord& r) {
+    progress.clear();
+    fmt::print("Training accuracy: {} | Validation accuracy: {}\n", percent(r.train_accuracy),
+               percent(r.val_accuracy));
+    std::fflush(stdout);
+  };
   hooks.should_stop = [] { return StopOnSignal::requested(); };
   return hooks;
 }
 
+// How a run that a signal stopped ends: its exit code, and how to continue it.
 Stopped stopped_run(const Trainer& trainer) {
   const int64_t step = trainer.progress().step;
   const int signal = StopOnSignal::signal_number();
   if (signal == 0) {  // a data-parallel run that another rank's signal stopped
     return Stopped(fmt::format("stopped after step {} with the other ranks", step), 128 + SIGTERM);
   }
-  const auto& out_dir = trainer.config().out_dir;
-  const auto next = out_dir.empty() ? std::string("nothing saved (out_dir is empty)")
-                                    : fmt::format("continue with --resume {}", trainer.checkpoint_path().string());
-  return Stopped(fmt::format("stopped by {} after step {}; {}", StopOnSignal::signal_name(), step,
-                             next),
+  const auto next = trainer.folder().writes()
+                        ? fmt::format("continue with --resume {}", trainer.checkpoint_path().string())
+                        : std::string("nothing saved (out_dir is empty)");
+  return Stopped(fmt::format("stopped by {} after step {}; {}", StopOnSignal::signal_name(), step, next),
                  128 + signal);
+}
+
+// Rank 0's files: the step's, then the archive for compare.py.
+void write_outputs(const cxxopts::ParseResult& args, const TrainingStep& step, Trainer& trainer,
+                   const NamedTensors& before) {
+  if (step.write_outputs) step.write_outputs(trainer);
+  if (args.count("save-outputs") == 0) return;
+  auto archive = trainer.checkpoint();
+  archive.emplace_back("kind", string_to_tensor(step.kind));
+  archive.insert(archive.end(), before.begin(), before.end());
+  save_tensors(args["save-outputs"].as<std::string>(), archive);
+}
+
+}  // namespace
+
+std::string percent(double share) { return fmt::format("{:.2f}%", share * 100); }
+
+void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& step) {
+  const bool progress_asked = cli::progress_flag(args);
+  const auto run = training_run_from_flags(args);  // every flag checked before the data loads
+  require_task(run, *step.task);
+  if (step.check) step.check(run);
+  const auto tokenizer = BpeTokenizer::gpt2();
+  const auto trainer = make_trainer(run, step.task, tokenizer, run_device(args, run.distributed));
+  // In a data-parallel run rank 0 speaks for all; the others print only their errors.
+  if (!trainer->is_main()) std::freopen("/dev/null", "w", stdout);
+  if (!run.initial_weights.empty() && step.task->continues_optimizer()) {
+    fmt::print("Starting from: '{}' ({})\n", run.initial_weights_path,
+               starts_with_optimizer_state(run, *step.task) ? "its weights and AdamW state"
+                                                            : "its weights; AdamW starts fresh");
+  }
+  if (step.print_run) step.print_run(*trainer, run);
+  NamedTensors before;  // a new run's lesson lines before training
+  if (step.before_training && trainer->progress().step == 0) before = step.before_training(*trainer);
+
+  const StopOnSignal stop;
+  ProgressLine progress(progress_asked && trainer->is_main());
+  const auto hooks = lesson_hooks(progress, *trainer);
+  TrainOutcome outcome;
+  outcome.first_step = trainer->progress().step;
+  const auto started = std::chrono::steady_clock::now();
+  outcome.end = trainer->train(hooks);
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  progress.clear();
+  if (step.after_training) step.after_training(*trainer, outcome);
+  if (trainer->is_main()) write_outputs(args, step, *trainer, before);
+  if (outcome.end == TrainEnd::kStopped) throw stopped_run(*trainer);
 }
 
 void draw_plot(const cxxopts::ParseResult& args, const std::string& script, const std::vector<std::string>& inputs,

@@ -2,11 +2,15 @@
 
 #include <cxxopts.hpp>
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "llm/cli/train_flags.h"
+#include "llm/train/task.h"
 #include "llm/train/trainer.h"
+#include "llm/train/training_run.h"
 #include "llm/util/error.h"
 #include "llm/util/progress.h"
 
@@ -15,19 +19,44 @@ namespace llm {
 /// The output flags every training executable has: --no-plot and --progress.
 void add_training_output_flags(cxxopts::Options& options);
 
-/// Checks the output flags' values (--progress: auto, always or never), a
-/// cli::BadFlagValue otherwise: called before anything slow is loaded.
-void check_training_output_flags(const cxxopts::ParseResult& args);
+/// How a run's train() call went, for the lines after it.
+struct TrainOutcome {
+  TrainEnd end = TrainEnd::kFinished;
+  int64_t first_step = 0;  // the optimizer steps done before it
+  double seconds = 0;      // its wall time
+};
 
-/// Whether --progress asks for the live progress line, which only rank 0 draws.
-bool progress_wanted(const cxxopts::ParseResult& args, const Trainer& trainer);
+/// A training step's own lines around the run all training steps share. All but the
+/// task are optional.
+struct TrainingStep {
+  /// The task of the step's chapter; the run's config must name it.
+  std::shared_ptr<Task> task;
+  /// The "kind" entry of the --save-outputs archive, which compare.py reads.
+  std::string kind;
+  /// Checks of the step's own flags against the run, before anything slow is loaded.
+  std::function<void(const TrainingRun&)> check;
+  /// The run's first lines.
+  std::function<void(const Trainer&, const TrainingRun&)> print_run;
+  /// A new run's lesson lines before training; what they computed goes into the
+  /// --save-outputs archive.
+  std::function<NamedTensors(Trainer&)> before_training;
+  /// The lesson's lines after training.
+  std::function<void(Trainer&, const TrainOutcome&)> after_training;
+  /// Rank 0's files beside the checkpoint (the archive comes after them).
+  std::function<void(Trainer&)> write_outputs;
+};
 
-/// The live progress line of each step, the stop requests of Ctrl-C and SIGTERM, and
-/// the lesson's "Ep 1 (Step 000000): Train loss ..., Val loss ..." lines.
-TrainHooks lesson_hooks(ProgressLine& progress, const Trainer& trainer);
+/// The main of every training step, around `step`'s lines: the flags checked (the
+/// run's task must be step.task's), GPT-2's tokenizer, the trainer (make_trainer),
+/// only rank 0 printing, the progress line, Ctrl-C and SIGTERM as stop requests with a
+/// checkpoint, the lesson's "Ep 1 (Step 000000): ..." lines and the task's samples or
+/// accuracies, then rank 0's files and the --save-outputs archive (the checkpoint's
+/// entries, `kind` and before_training's). A run a signal stopped ends in
+/// llm::Stopped, which says how to continue it.
+void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& step);
 
-/// How a run that a signal stopped ends: its exit code, and how to continue it.
-Stopped stopped_run(const Trainer& trainer);
+/// A share as the lessons print accuracies: "97.50%".
+std::string percent(double share);
 
 /// A finetuning run's first lines: where its weights come from ("none: an untrained
 /// GPT, random weights of seed N", pointing at scripts/download-gpt2.sh `gpt2_size`),

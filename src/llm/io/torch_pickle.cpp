@@ -70,117 +70,142 @@ class Unpickler {
     pos_ = 0;
     for (;;) {
       const auto op = static_cast<uint8_t>(byte());
-      switch (op) {
-        case 0x80: byte(); break;  // PROTO
-        case '.': {                 // STOP
-          root_ = pop();
-          return root_;
-        }
-        case 'c': {                 // GLOBAL
-          auto g = make(Value::Kind::Global);
-          g->s = line();  // the module, then the name: two statements, as operands may run in any order
-          g->s += "." + line();
-          stack_.push_back(g);
-          break;
-        }
-        case 'q': memo_[static_cast<uint8_t>(byte())] = top(); break;  // BINPUT
-        case 'r': memo_[uint(4)] = top(); break;                               // LONG_BINPUT
-        case 'h': stack_.push_back(memo(static_cast<uint8_t>(byte()))); break;  // BINGET
-        case 'j': stack_.push_back(memo(uint(4))); break;                      // LONG_BINGET
-        case '(': stack_.push_back(make(Value::Kind::Mark)); break;
-        case ')': stack_.push_back(make(Value::Kind::Tuple)); break;
-        case 't': {
-          auto t = make(Value::Kind::Tuple);
-          t->items = pop_to_mark();
-          stack_.push_back(t);
-          break;
-        }
-        case 0x85: case 0x86: case 0x87: {  // TUPLE1..3
-          auto t = make(Value::Kind::Tuple);
-          t->items.resize(op - 0x84);
-          for (auto it = t->items.rbegin(); it != t->items.rend(); ++it) *it = pop();
-          stack_.push_back(t);
-          break;
-        }
-        case '}': stack_.push_back(make(Value::Kind::Dict)); break;
-        case ']': stack_.push_back(make(Value::Kind::List)); break;
-        case 's': {  // SETITEM
-          auto value = pop();
-          auto key = pop();
-          auto& dict = expect(top(), Value::Kind::Dict, "SETITEM")->items;
-          dict.insert(dict.end(), {key, value});
-          break;
-        }
-        case 'u': {  // SETITEMS
-          auto items = pop_to_mark();
-          auto& dict = expect(top(), Value::Kind::Dict, "SETITEMS")->items;
-          dict.insert(dict.end(), items.begin(), items.end());
-          break;
-        }
-        case 'a': {  // APPEND
-          auto value = pop();
-          expect(top(), Value::Kind::List, "APPEND")->items.push_back(value);
-          break;
-        }
-        case 'e': {  // APPENDS
-          auto items = pop_to_mark();
-          auto& list = expect(top(), Value::Kind::List, "APPENDS")->items;
-          list.insert(list.end(), items.begin(), items.end());
-          break;
-        }
-        case 'K': push_int(static_cast<uint8_t>(byte())); break;  // BININT1
-        case 'M': push_int(static_cast<int64_t>(uint(2))); break;  // BININT2
-        case 'J': push_int(static_cast<int32_t>(uint(4))); break;  // BININT
-        case 0x8a: {                                               // LONG1
-          const auto n = static_cast<uint8_t>(byte());
-          if (n > 8) fail("an integer wider than 64 bits");
-          uint64_t v = 0;
-          for (int k = 0; k < n; ++k) v |= static_cast<uint64_t>(static_cast<uint8_t>(byte())) << (8 * k);
-          if (n > 0 && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~uint64_t{0} << (8 * n);  // sign-extend
-          push_int(static_cast<int64_t>(v));
-          break;
-        }
-        case 'G': {  // BINFLOAT, big-endian
-          uint64_t bits = 0;
-          for (int k = 0; k < 8; ++k) bits = (bits << 8) | static_cast<uint8_t>(byte());
-          auto v = make(Value::Kind::Float);
-          std::memcpy(&v->f, &bits, sizeof bits);
-          stack_.push_back(v);
-          break;
-        }
-        case 'X': case 0x8c: {  // BINUNICODE, SHORT_BINUNICODE
-          const size_t n = op == 'X' ? uint(4) : static_cast<uint8_t>(byte());
-          auto v = make(Value::Kind::Str);
-          v->s = bytes(n);
-          stack_.push_back(v);
-          break;
-        }
-        case 'N': stack_.push_back(make(Value::Kind::None)); break;
-        case 0x88: case 0x89: {
-          auto v = make(Value::Kind::Bool);
-          v->i = op == 0x88;
-          stack_.push_back(v);
-          break;
-        }
-        case 'Q': stack_.push_back(persistent_load(pop())); break;  // BINPERSID
-        case 'R': {                                                  // REDUCE
-          auto args = pop();
-          auto callable = pop();
-          stack_.push_back(reduce(callable, args));
-          break;
-        }
-        case 'b': {  // BUILD: the state of an OrderedDict is its _metadata, which is not needed
-          pop();
-          if (top()->kind != Value::Kind::Dict) fail("BUILD of an object other than a dict");
-          break;
-        }
-        default:
-          fail(fmt::format("pickle opcode 0x{:02x} at byte {}", op, pos_ - 1));
+      if (op == '.') {  // STOP
+        root_ = pop();
+        return root_;
+      }
+      if (!memo_op(op) && !container_op(op) && !scalar_op(op) && !object_op(op)) {
+        fail(fmt::format("pickle opcode 0x{:02x} at byte {}", op, pos_ - 1));
       }
     }
   }
 
  private:
+  // Each returns whether `op` is one of its opcodes, which it then carries out.
+
+  // The memo: values stored and fetched again by number.
+  bool memo_op(uint8_t op) {
+    switch (op) {
+      case 'q': memo_[static_cast<uint8_t>(byte())] = top(); return true;   // BINPUT
+      case 'r': memo_[uint(4)] = top(); return true;                          // LONG_BINPUT
+      case 'h': stack_.push_back(memo(static_cast<uint8_t>(byte()))); return true;  // BINGET
+      case 'j': stack_.push_back(memo(uint(4))); return true;                        // LONG_BINGET
+      default: return false;
+    }
+  }
+
+  // Marks, tuples, dicts and lists, and what fills them.
+  bool container_op(uint8_t op) {
+    switch (op) {
+      case '(': stack_.push_back(make(Value::Kind::Mark)); return true;
+      case ')': stack_.push_back(make(Value::Kind::Tuple)); return true;
+      case '}': stack_.push_back(make(Value::Kind::Dict)); return true;
+      case ']': stack_.push_back(make(Value::Kind::List)); return true;
+      case 't': {
+        auto t = make(Value::Kind::Tuple);
+        t->items = pop_to_mark();
+        stack_.push_back(t);
+        return true;
+      }
+      case 0x85: case 0x86: case 0x87: {  // TUPLE1..3
+        auto t = make(Value::Kind::Tuple);
+        t->items.resize(op - 0x84);
+        for (auto it = t->items.rbegin(); it != t->items.rend(); ++it) *it = pop();
+        stack_.push_back(t);
+        return true;
+      }
+      case 's': {  // SETITEM
+        auto value = pop();
+        auto key = pop();
+        auto& dict = expect(top(), Value::Kind::Dict, "SETITEM")->items;
+        dict.insert(dict.end(), {key, value});
+        return true;
+      }
+      case 'a': {  // APPEND
+        auto value = pop();
+        expect(top(), Value::Kind::List, "APPEND")->items.push_back(value);
+        return true;
+      }
+      case 'u': case 'e': {  // SETITEMS, APPENDS
+        auto items = pop_to_mark();
+        auto& into = op == 'u' ? expect(top(), Value::Kind::Dict, "SETITEMS")->items
+                               : expect(top(), Value::Kind::List, "APPENDS")->items;
+        into.insert(into.end(), items.begin(), items.end());
+        return true;
+      }
+      default: return false;
+    }
+  }
+
+  // Integers, floats, strings, None and booleans.
+  bool scalar_op(uint8_t op) {
+    switch (op) {
+      case 'K': push_int(static_cast<uint8_t>(byte())); return true;   // BININT1
+      case 'M': push_int(static_cast<int64_t>(uint(2))); return true;  // BININT2
+      case 'J': push_int(static_cast<int32_t>(uint(4))); return true;  // BININT
+      case 0x8a: push_int(long1()); return true;                       // LONG1
+      case 'G': {  // BINFLOAT, big-endian
+        uint64_t bits = 0;
+        for (int k = 0; k < 8; ++k) bits = (bits << 8) | static_cast<uint8_t>(byte());
+        auto v = make(Value::Kind::Float);
+        std::memcpy(&v->f, &bits, sizeof bits);
+        stack_.push_back(v);
+        return true;
+      }
+      case 'X': case 0x8c: {  // BINUNICODE, SHORT_BINUNICODE
+        const size_t n = op == 'X' ? uint(4) : static_cast<uint8_t>(byte());
+        auto v = make(Value::Kind::Str);
+        v->s = bytes(n);
+        stack_.push_back(v);
+        return true;
+      }
+      case 'N': stack_.push_back(make(Value::Kind::None)); return true;
+      case 0x88: case 0x89: {  // NEWTRUE, NEWFALSE
+        auto v = make(Value::Kind::Bool);
+        v->i = op == 0x88;
+        stack_.push_back(v);
+        return true;
+      }
+      default: return false;
+    }
+  }
+
+  // The protocol, globals, storages, calls and object state.
+  bool object_op(uint8_t op) {
+    switch (op) {
+      case 0x80: byte(); return true;  // PROTO
+      case 'c': {                      // GLOBAL
+        auto g = make(Value::Kind::Global);
+        g->s = line();  // the module, then the name: two statements, as operands may run in any order
+        g->s += "." + line();
+        stack_.push_back(g);
+        return true;
+      }
+      case 'Q': stack_.push_back(persistent_load(pop())); return true;  // BINPERSID
+      case 'R': {                                                       // REDUCE
+        auto args = pop();
+        auto callable = pop();
+        stack_.push_back(reduce(callable, args));
+        return true;
+      }
+      case 'b':  // BUILD: the state of an OrderedDict is its _metadata, which is not needed
+        pop();
+        if (top()->kind != Value::Kind::Dict) fail("BUILD of an object other than a dict");
+        return true;
+      default: return false;
+    }
+  }
+
+  // LONG1: a little-endian two's-complement integer of up to 8 bytes.
+  int64_t long1() {
+    const auto n = static_cast<uint8_t>(byte());
+    if (n > 8) fail("an integer wider than 64 bits");
+    uint64_t v = 0;
+    for (int k = 0; k < n; ++k) v |= static_cast<uint64_t>(static_cast<uint8_t>(byte())) << (8 * k);
+    if (n > 0 && n < 8 && (v >> (8 * n - 1)) & 1) v |= ~uint64_t{0} << (8 * n);  // sign-extend
+    return static_cast<int64_t>(v);
+  }
+
   [[noreturn]] void fail(const std::string& what) const {
     throw Error(fmt::format("archive '{}': unsupported content ({})", source_, what));
   }

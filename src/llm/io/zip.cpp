@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <utility>
 
 #include "llm/util/error.h"
@@ -18,6 +19,27 @@ uint64_t read_le(std::string_view bytes, uint64_t at, int width) {
   uint64_t value = 0;
   for (int i = width - 1; i >= 0; --i) value = value << 8 | static_cast<uint8_t>(bytes[at + i]);
   return value;
+}
+
+// Sizes and offsets too large for 32 bits are in the zip64 extra field (id 1) among
+// the extra fields in [begin, end), in the order of `values`, each only when its 32-bit
+// field says 0xFFFFFFFF. False when an extra field runs past `end`.
+bool read_zip64_extra(std::string_view bytes, uint64_t begin, uint64_t end, std::initializer_list<uint64_t*> values) {
+  for (uint64_t e = begin; e + 4 <= end;) {
+    const uint64_t id = read_le(bytes, e, 2), size = read_le(bytes, e + 2, 2);
+    if (e + 4 + size > end) return false;
+    if (id == 0x0001) {
+      uint64_t field = e + 4;
+      for (uint64_t* value : values) {
+        if (*value == 0xFFFFFFFF && field + 8 <= e + 4 + size) {
+          *value = read_le(bytes, field, 8);
+          field += 8;
+        }
+      }
+    }
+    e += 4 + size;
+  }
+  return true;
 }
 
 constexpr uint32_t kEndOfDirectory = 0x06054b50, kZip64Locator = 0x07064b50, kZip64End = 0x06064b50,
@@ -63,20 +85,9 @@ ZipReader::ZipReader(std::string_view bytes, std::string source) : bytes_(bytes)
     const uint64_t comment_size = read_le(bytes_, at + 32, 2);
     need(at + 46, name_size + extra_size + comment_size);
     entry.name = std::string(bytes_.substr(at + 46, name_size));
-    // Sizes and offsets too large for 32 bits are in the zip64 extra field, in order.
-    for (uint64_t e = at + 46 + name_size, end = e + extra_size; e + 4 <= end;) {
-      const uint64_t id = read_le(bytes_, e, 2), size = read_le(bytes_, e + 2, 2);
-      if (e + 4 + size > end) throw damaged("bad extra field");
-      if (id == 0x0001) {
-        uint64_t field = e + 4;
-        for (uint64_t* value : {&entry.size, &entry.compressed_size, &local}) {
-          if (*value == 0xFFFFFFFF && field + 8 <= e + 4 + size) {
-            *value = read_le(bytes_, field, 8);
-            field += 8;
-          }
-        }
-      }
-      e += 4 + size;
+    const uint64_t extra = at + 46 + name_size;
+    if (!read_zip64_extra(bytes_, extra, extra + extra_size, {&entry.size, &entry.compressed_size, &local})) {
+      throw damaged("bad extra field");
     }
     need(local, 30);
     if (read_le(bytes_, local, 4) != kLocalHeader) throw damaged(fmt::format("bad header of entry '{}'", entry.name));

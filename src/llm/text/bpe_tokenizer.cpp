@@ -106,38 +106,39 @@ const std::array<char32_t, 256>& byte_to_unicode() {
   return table;
 }
 
-BpeVocabulary parse_bpe_vocabulary(std::string_view encoder_json, std::string_view merges,
-                                   std::string_view encoder_name, std::string_view merges_name) {
-  const auto fail = [](std::string_view name, const std::string& what) -> Error {
-    return Error(fmt::format("vocabulary '{}': {}", name, what));
-  };
+namespace {
+
+Error vocabulary_error(std::string_view name, const std::string& what) {
+  return Error(fmt::format("vocabulary '{}': {}", name, what));
+}
+
+// encoder.json: every token's bytes by its id, and the ids by bytes; the ids dense,
+// every single byte a token.
+void read_encoder(std::string_view encoder_json, std::string_view name, BpeVocabulary& vocabulary,
+                  std::unordered_map<std::string, int64_t>& ids) {
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(encoder_json);
   } catch (const nlohmann::json::exception& e) {
-    throw fail(encoder_name, fmt::format("not valid JSON ({})", e.what()));
+    throw vocabulary_error(name, fmt::format("not valid JSON ({})", e.what()));
   }
-  if (!json.is_object() || json.empty()) {
-    throw fail(encoder_name, "expected a non-empty JSON object of token -> id");
-  }
-
-  BpeVocabulary vocabulary;
+  if (!json.is_object() || json.empty()) throw vocabulary_error(name, "expected a non-empty JSON object of token -> id");
   vocabulary.tokens.resize(json.size());
   std::vector<bool> seen(json.size(), false);
-  std::unordered_map<std::string, int64_t> ids;
   for (const auto& [key, value] : json.items()) {
     if (!value.is_number_integer()) {
-      throw fail(encoder_name, fmt::format("token {}: id must be an integer", json_quoted(key)));
+      throw vocabulary_error(name, fmt::format("token {}: id must be an integer", json_quoted(key)));
     }
     const auto id = value.get<int64_t>();
     if (id < 0 || id >= static_cast<int64_t>(json.size())) {
-      throw fail(encoder_name, fmt::format("token {}: id {} is outside 0..{} (ids must be dense)", json_quoted(key), id,
-                                           json.size() - 1));
+      throw vocabulary_error(name, fmt::format("token {}: id {} is outside 0..{} (ids must be dense)",
+                                               json_quoted(key), id, json.size() - 1));
     }
-    if (seen[id]) throw fail(encoder_name, fmt::format("token {}: id {} is used twice", json_quoted(key), id));
+    if (seen[id]) throw vocabulary_error(name, fmt::format("token {}: id {} is used twice", json_quoted(key), id));
     auto bytes = from_printable(key);
     if (!bytes || bytes->empty()) {
-      throw fail(encoder_name, fmt::format("token {}: has a character outside GPT-2's byte alphabet", json_quoted(key)));
+      throw vocabulary_error(name,
+                             fmt::format("token {}: has a character outside GPT-2's byte alphabet", json_quoted(key)));
     }
     seen[id] = true;
     vocabulary.tokens[id] = *bytes;
@@ -145,10 +146,45 @@ BpeVocabulary parse_bpe_vocabulary(std::string_view encoder_json, std::string_vi
   }
   for (int b = 0; b < 256; ++b) {
     if (ids.count(std::string(1, static_cast<char>(b))) == 0) {
-      throw fail(encoder_name, fmt::format("the single-byte token for byte {} is missing", b));
+      throw vocabulary_error(name, fmt::format("the single-byte token for byte {} is missing", b));
     }
   }
+}
 
+// One line of vocab.bpe, "left right" in GPT-2's printable bytes: the merge of two
+// tokens into a third, all three in the encoder (`ids`).
+std::pair<int64_t, int64_t> read_merge(std::string_view line, size_t line_no,
+                                       const std::unordered_map<std::string, int64_t>& ids,
+                                       std::string_view merges_name, std::string_view encoder_name) {
+  const size_t space = line.find(' ');
+  if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
+      line.find(' ', space + 1) != std::string_view::npos) {
+    throw vocabulary_error(merges_name, fmt::format("line {}: expected two tokens separated by one space, got {}",
+                                                    line_no, json_quoted(line)));
+  }
+  const auto left = from_printable(line.substr(0, space));
+  const auto right = from_printable(line.substr(space + 1));
+  const auto id_of = [&](const std::optional<std::string>& bytes, std::string_view shown) {
+    const auto it = bytes ? ids.find(*bytes) : ids.end();
+    if (it == ids.end()) {
+      throw vocabulary_error(merges_name, fmt::format("line {}: {} is not a token of '{}'", line_no,
+                                                      json_quoted(shown), encoder_name));
+    }
+    return it->second;
+  };
+  const int64_t left_id = id_of(left, line.substr(0, space));
+  const int64_t right_id = id_of(right, line.substr(space + 1));
+  id_of(*left + *right, fmt::format("{}{}", line.substr(0, space), line.substr(space + 1)));
+  return {left_id, right_id};
+}
+
+}  // namespace
+
+BpeVocabulary parse_bpe_vocabulary(std::string_view encoder_json, std::string_view merges,
+                                   std::string_view encoder_name, std::string_view merges_name) {
+  BpeVocabulary vocabulary;
+  std::unordered_map<std::string, int64_t> ids;
+  read_encoder(encoder_json, encoder_name, vocabulary, ids);
   size_t line_no = 0;
   size_t start = 0;
   while (start < merges.size()) {
@@ -159,25 +195,7 @@ BpeVocabulary parse_bpe_vocabulary(std::string_view encoder_json, std::string_vi
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || (line_no == 1 && line.rfind("#version", 0) == 0)) continue;
-    const size_t space = line.find(' ');
-    if (space == std::string_view::npos || space == 0 || space + 1 == line.size() ||
-        line.find(' ', space + 1) != std::string_view::npos) {
-      throw fail(merges_name, fmt::format("line {}: expected two tokens separated by one space, got {}", line_no,
-                                          json_quoted(line)));
-    }
-    const auto left = from_printable(line.substr(0, space));
-    const auto right = from_printable(line.substr(space + 1));
-    const auto id_of = [&](const std::optional<std::string>& bytes, std::string_view shown) {
-      const auto it = bytes ? ids.find(*bytes) : ids.end();
-      if (it == ids.end()) {
-        throw fail(merges_name, fmt::format("line {}: {} is not a token of '{}'", line_no, json_quoted(shown), encoder_name));
-      }
-      return it->second;
-    };
-    const int64_t left_id = id_of(left, line.substr(0, space));
-    const int64_t right_id = id_of(right, line.substr(space + 1));
-    id_of(*left + *right, fmt::format("{}{}", line.substr(0, space), line.substr(space + 1)));
-    vocabulary.merges.emplace_back(left_id, right_id);
+    vocabulary.merges.push_back(read_merge(line, line_no, ids, merges_name, encoder_name));
   }
   return vocabulary;
 }

@@ -50,20 +50,67 @@ void count_pairs(const Word& word, PairCounts& counts, int64_t sign) {
   for (size_t i = 0; i + 1 < word.ids.size(); ++i) counts.add({word.ids[i], word.ids[i + 1]}, sign * word.count);
 }
 
-}  // namespace
+// Every occurrence of `pair` in `ids` replaced by `merged`, left to right.
+std::vector<int64_t> merge_pair(const std::vector<int64_t>& ids, const Pair& pair, int64_t merged) {
+  std::vector<int64_t> joined;
+  joined.reserve(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i + 1 < ids.size() && ids[i] == pair.first && ids[i + 1] == pair.second) {
+      joined.push_back(merged);
+      ++i;
+    } else {
+      joined.push_back(ids[i]);
+    }
+  }
+  return joined;
+}
 
-BpeVocabulary train_bpe(std::string_view text, const BpeTrainerOptions& options) {
-  const int64_t n_special = static_cast<int64_t>(options.special_tokens.size());
+void check_trainer_options(std::string_view text, const BpeTrainerOptions& options, const std::set<std::string>& specials) {
+  const auto n_special = static_cast<int64_t>(options.special_tokens.size());
   if (options.vocab_size < 256 + n_special) {
     throw Error(fmt::format("BPE trainer: vocab_size {} is too small; expected at least 256 bytes + {} special tokens",
                             options.vocab_size, n_special));
   }
   check_utf8(text, "BPE trainer input");
-  const std::set<std::string> specials(options.special_tokens.begin(), options.special_tokens.end());
   if (specials.size() != options.special_tokens.size()) throw Error("BPE trainer: a special token is listed twice");
   for (const auto& name : specials) {
     if (name.empty()) throw Error("BPE trainer: a special token is empty");
   }
+}
+
+// The training state: the distinct pre-tokens as ids with their counts, the counts of
+// their adjacent pairs, and which words each pair may occur in.
+struct MergeState {
+  std::vector<Word> words;
+  PairCounts counts;
+  std::map<Pair, std::unordered_set<size_t>> where;
+
+  void add(Word word) {
+    count_pairs(word, counts, +1);
+    for (size_t i = 0; i + 1 < word.ids.size(); ++i) where[{word.ids[i], word.ids[i + 1]}].insert(words.size());
+    words.push_back(std::move(word));
+  }
+
+  // Joins `pair` into `merged` in every word that holds it, updating the counts.
+  void merge(const Pair& pair, int64_t merged) {
+    auto affected = where.extract(pair);  // the best pair occurs, so it has words
+    std::vector<size_t> word_indices(affected.mapped().begin(), affected.mapped().end());
+    std::sort(word_indices.begin(), word_indices.end());
+    for (const size_t w : word_indices) {
+      Word& word = words[w];
+      count_pairs(word, counts, -1);
+      word.ids = merge_pair(word.ids, pair, merged);
+      count_pairs(word, counts, +1);
+      for (size_t i = 0; i + 1 < word.ids.size(); ++i) where[{word.ids[i], word.ids[i + 1]}].insert(w);
+    }
+  }
+};
+
+}  // namespace
+
+BpeVocabulary train_bpe(std::string_view text, const BpeTrainerOptions& options) {
+  const std::set<std::string> specials(options.special_tokens.begin(), options.special_tokens.end());
+  check_trainer_options(text, options, specials);
 
   BpeVocabulary vocabulary;
   std::unordered_map<std::string, int64_t> ids;
@@ -81,49 +128,23 @@ BpeVocabulary train_bpe(std::string_view text, const BpeTrainerOptions& options)
         for (const auto piece : BpeTokenizer::pretokenize(part)) ++word_counts[piece];
       },
       [](const std::string&) {});
-
-  std::vector<Word> words;
-  words.reserve(word_counts.size());
-  PairCounts counts;
-  std::map<Pair, std::unordered_set<size_t>> where;  // the words a pair may occur in
+  MergeState state;
+  state.words.reserve(word_counts.size());
   for (const auto& [piece, count] : word_counts) {
     Word word{{}, count};
     for (const char c : piece) word.ids.push_back(ids.at(std::string(1, c)));
-    count_pairs(word, counts, +1);
-    for (size_t i = 0; i + 1 < word.ids.size(); ++i) where[{word.ids[i], word.ids[i + 1]}].insert(words.size());
-    words.push_back(std::move(word));
+    state.add(std::move(word));
   }
 
-  const auto target = static_cast<size_t>(options.vocab_size - n_special);
-  while (vocabulary.tokens.size() < target && !counts.empty()) {
-    const Pair pair = counts.best();
+  const auto target = static_cast<size_t>(options.vocab_size - static_cast<int64_t>(options.special_tokens.size()));
+  while (vocabulary.tokens.size() < target && !state.counts.empty()) {
+    const Pair pair = state.counts.best();
     std::string bytes = vocabulary.tokens[pair.first] + vocabulary.tokens[pair.second];
     // Different splits can join into the same bytes; the token then exists already.
     auto [it, is_new] = ids.emplace(bytes, static_cast<int64_t>(vocabulary.tokens.size()));
     if (is_new) vocabulary.tokens.push_back(std::move(bytes));
-    const int64_t merged = it->second;
     vocabulary.merges.push_back(pair);
-
-    auto affected = where.extract(pair);  // the best pair occurs, so it has words
-    std::vector<size_t> word_indices(affected.mapped().begin(), affected.mapped().end());
-    std::sort(word_indices.begin(), word_indices.end());
-    for (const size_t w : word_indices) {
-      Word& word = words[w];
-      count_pairs(word, counts, -1);
-      std::vector<int64_t> joined;
-      joined.reserve(word.ids.size());
-      for (size_t i = 0; i < word.ids.size(); ++i) {
-        if (i + 1 < word.ids.size() && word.ids[i] == pair.first && word.ids[i + 1] == pair.second) {
-          joined.push_back(merged);
-          ++i;
-        } else {
-          joined.push_back(word.ids[i]);
-        }
-      }
-      word.ids = std::move(joined);
-      count_pairs(word, counts, +1);
-      for (size_t i = 0; i + 1 < word.ids.size(); ++i) where[{word.ids[i], word.ids[i + 1]}].insert(w);
-    }
+    state.merge(pair, it->second);
   }
 
   for (const auto& name : options.special_tokens) {

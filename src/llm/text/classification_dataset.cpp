@@ -16,6 +16,7 @@ ClassificationDataset::ClassificationDataset(const std::vector<Example>& rows, c
     throw Error(fmt::format("{}: max_length must be positive, got {}", source, *max_length));
   }
   std::vector<std::vector<int64_t>> encoded;
+  int64_t longest = 0;
   encoded.reserve(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].text.find("<|endoftext|>") != std::string::npos) {
@@ -24,9 +25,9 @@ ClassificationDataset::ClassificationDataset(const std::vector<Example>& rows, c
                               source, i + 1));
     }
     encoded.push_back(tokenizer.encode(rows[i].text));
-    longest_ = std::max<int64_t>(longest_, static_cast<int64_t>(encoded.back().size()));
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(encoded.back().size()));
   }
-  const int64_t length = max_length.value_or(longest_);
+  const int64_t length = max_length.value_or(longest);
   inputs_ = torch::full({static_cast<int64_t>(rows.size()), length}, pad_token_id, torch::kLong);
   labels_ = torch::empty({static_cast<int64_t>(rows.size())}, torch::kLong);
   auto inputs = inputs_.accessor<int64_t, 2>();

@@ -26,8 +26,6 @@ class ClassificationDataset final : public Dataset {
 
   int64_t size() const override { return inputs_.size(0); }
   int64_t max_length() const { return inputs_.size(1); }
-  /// The longest text in tokens, before any cut.
-  int64_t longest_encoded_length() const { return longest_; }
 
   std::pair<torch::Tensor, torch::Tensor> get_batch(const torch::Tensor& indices) const override;
 
@@ -36,7 +34,6 @@ class ClassificationDataset final : public Dataset {
 
  private:
   torch::Tensor inputs_, labels_;
-  int64_t longest_ = 0;
 };
 
 }  // namespace llm

@@ -96,7 +96,6 @@ class InstructionDataset final : public Dataset {
   /// custom_collate_fn of the entries in `indices`: (inputs, targets), each
   /// [indices.size(0), length of the batch].
   std::pair<torch::Tensor, torch::Tensor> get_batch(const torch::Tensor& indices) const override;
-  const std::vector<std::vector<int64_t>>& encoded_texts() const { return encoded_texts_; }
   const Options& options() const { return options_; }
 
  private:

@@ -48,7 +48,6 @@ torch::Tensor linear_cross_entropy(const torch::Tensor& hidden, const torch::Ten
   return LinearCrossEntropy::apply(flat.index_select(0, rows), weight, flat_targets.index_select(0, rows));
 }
 
-double perplexity(double loss) { return std::exp(loss); }
 
 torch::Tensor calc_loss_batch(GPTModel& model, const Batch& batch) {
   const auto device = model->device();

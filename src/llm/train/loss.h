@@ -32,9 +32,6 @@ torch::Tensor token_cross_entropy(const torch::Tensor& logits, const torch::Tens
 torch::Tensor linear_cross_entropy(const torch::Tensor& hidden, const torch::Tensor& weight,
                                    const torch::Tensor& targets);
 
-/// exp(loss): the number of tokens the model is as unsure between as a uniform guess.
-double perplexity(double loss);
-
 /// The model's loss on one batch, with autograd as the caller has it: lesson 5.1's
 /// token_cross_entropy of the logits, computed as linear_cross_entropy of the
 /// hidden states and the output layer's weight (from the logits when out_head has a

@@ -31,7 +31,6 @@ struct AccuracyRecord {
 /// One JSON object per line.
 std::string to_json_line(const EvalRecord& record);
 std::string to_json_line(const AccuracyRecord& record);
-EvalRecord parse_eval_record(const std::string& line, const std::string& source);
 
 /// Training metrics as JSON lines: one object per evaluation, flushed as it is
 /// written, so a plot or a `tail -f` sees the run as it goes.
@@ -48,8 +47,5 @@ class MetricsLog {
   std::filesystem::path path_;
   std::ofstream out_;
 };
-
-/// The records of a metrics file.
-std::vector<EvalRecord> read_metrics(const std::filesystem::path& path);
 
 }  // namespace llm

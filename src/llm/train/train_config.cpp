@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "llm/train/task.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/json.h"
@@ -64,9 +66,8 @@ void TrainConfig::validate(std::string_view source) const {
     throw Error(fmt::format("{}: {} must be {}, got {}", source, key, expected, value));
   };
   const auto quoted = [](const std::string& text) { return fmt::format("\"{}\"", text); };
-  if (task != "pretrain" && task != "classify" && task != "instruct") {
-    fail("task", "\"pretrain\", \"classify\" or \"instruct\"", quoted(task));
-  }
+  const auto& tasks = task_names();
+  if (std::find(tasks.begin(), tasks.end(), task) == tasks.end()) fail("task", task_choices(), quoted(task));
   if (model.empty()) fail("model", "a config file", "\"\"");
   if (data.empty()) fail("data", "a text file", "\"\"");
   if (seed < 0) fail("seed", ">= 0", seed);
@@ -74,10 +75,6 @@ void TrainConfig::validate(std::string_view source) const {
   if (batch_size <= 0) fail("batch_size", "positive", batch_size);
   if (stride < 0) fail("stride", "positive (or 0: the context length)", stride);
   if (sampling != "sliding" && sampling != "random") fail("sampling", "\"sliding\" or \"random\"", quoted(sampling));
-  if (sampling == "random" && task != "pretrain") fail("sampling", "\"sliding\" unless pretraining", quoted(sampling));
-  if (!val_data.empty() && task != "pretrain") {
-    fail("val_data", "empty unless pretraining (chapters 6 and 7 have their own splits)", quoted(val_data));
-  }
   if (num_epochs <= 0) fail("num_epochs", "positive", num_epochs);
   if (!(lr > 0.0 && std::isfinite(lr))) fail("lr", "positive", lr);
   if (!(weight_decay >= 0.0 && std::isfinite(weight_decay))) fail("weight_decay", ">= 0", weight_decay);
@@ -105,12 +102,10 @@ void TrainConfig::validate(std::string_view source) const {
   if (max_length < 0) fail("max_length", ">= 0 (0: the longest training text)", max_length);
   if (lora_rank < 0) fail("lora_rank", ">= 0 (0: no LoRA)", lora_rank);
   if (!(lora_alpha > 0.0 && std::isfinite(lora_alpha))) fail("lora_alpha", "positive", lora_alpha);
-  if (lora_rank > 0 && task == "pretrain") {
-    fail("lora_rank", "0 when pretraining (LoRA finetunes: task classify or instruct)", lora_rank);
-  }
   if (prompt_style != "alpaca" && prompt_style != "phi3") {
     fail("prompt_style", "\"alpaca\" or \"phi3\"", quoted(prompt_style));
   }
+  make_task(task)->check_config(*this, source);  // what only some tasks can use
   // The settings are saved as JSON in every checkpoint and metrics file, and JSON
   // holds UTF-8 only: a file name or text that is not would cost the run its results.
   for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"model", model}, {"data", data}, {"val_data", val_data},

@@ -17,9 +17,9 @@ namespace llm {
 /// of them; every key is also a flag (--num-epochs for num_epochs; --config for model)
 /// that wins over it.
 struct TrainConfig {
-  /// What the GPT learns: "pretrain", the next token (chapter 5), "classify", a
-  /// class per text from a classification head (chapter 6), or "instruct", the
-  /// responses to instructions (chapter 7).
+  /// What the GPT learns, a Task's name (task.h): "pretrain", the next token (chapter
+  /// 5), "classify", a class per text from a classification head (chapter 6), or
+  /// "instruct", the responses to instructions (chapter 7).
   std::string task = "pretrain";
   /// The model config (JSON); a relative path is looked up beside the run config,
   /// then in configs/.
@@ -102,8 +102,6 @@ struct TrainConfig {
   double lora_alpha = 16.0;
 
   bool uses_lora() const { return lora_rank > 0; }
-  bool classifies() const { return task == "classify"; }
-  bool instructs() const { return task == "instruct"; }
   bool random_windows() const { return sampling == "random"; }
 
   /// Throws llm::Error naming `source` and the first impossible value.

@@ -7,7 +7,6 @@
 #include <tuple>
 
 #include "llm/model/generate.h"
-#include "llm/model/gpt_weights.h"
 #include "llm/train/adamw.h"
 #include "llm/train/loss.h"
 #include "llm/train/lr_schedule.h"
@@ -23,57 +22,38 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 }  // namespace
 
-Trainer::Trainer(TrainConfig config, const GPTConfig& model_config, TrainValData data, const BpeTokenizer& tokenizer,
+Trainer::Trainer(TrainConfig config, std::shared_ptr<Task> task, GPTModel model, const BpeTokenizer& tokenizer,
                  torch::Device device, std::shared_ptr<ProcessGroup> group)
-    : config_(std::move(config)), tokenizer_(tokenizer), data_(std::move(data)), group_(std::move(group)) {
-  // The lesson's order: seed, model, optimizer; data loading draws nothing until an
-  // epoch starts.
-  torch::manual_seed(static_cast<uint64_t>(config_.seed));
-  model_ = GPTModel(model_config);
-  start(device);
-}
-
-Trainer::Trainer(TrainConfig config, GPTModel model, TrainValData data, const BpeTokenizer& tokenizer,
-                 torch::Device device, std::shared_ptr<ProcessGroup> group)
-    : config_(std::move(config)), tokenizer_(tokenizer), model_(std::move(model)), data_(std::move(data)),
-      group_(std::move(group)) {
+    : config_(std::move(config)), task_(std::move(task)), tokenizer_(tokenizer), model_(std::move(model)),
+      group_(std::move(group)), folder_(config_.out_dir) {
   start(device);
 }
 
 void Trainer::start(torch::Device device) {
   model_->to(device);
-  if (config_.classifies()) {
-    batch_loss_ = [token = parse_class_token(config_.class_token)](GPTModel& model, const Batch& batch) {
-      return calc_class_loss_batch(model, batch, token);
-    };
-  } else {
-    batch_loss_ = [](GPTModel& model, const Batch& batch) { return calc_loss_batch(model, batch); };
-  }
+  batch_loss_ = [task = task_.get()](GPTModel& model, const Batch& batch) { return task->batch_loss(model, batch); };
+  const auto& data = task_->split();
   optimizer_ = std::make_unique<AdamW>(
       model_->parameters(), torch::optim::AdamWOptions(config_.lr).weight_decay(config_.weight_decay));
   auto train_options = DataLoaderOptions(config_.batch_size).shuffle(true).drop_last(true);
   auto val_options = DataLoaderOptions(config_.batch_size).shuffle(false).drop_last(false);
-  if (data_.train_samples > 0) {  // random windows, drawn anew for each epoch and each evaluation
+  if (data.train_samples > 0) {  // random windows, drawn anew for each epoch and each evaluation
     if (group_) throw Error("sampling \"random\" runs in one process; a data-parallel run reads sliding windows");
-    train_options.replacement(true).num_samples(data_.train_samples);
-    val_options.shuffle(true).replacement(true).num_samples(data_.val_samples);
+    train_options.replacement(true).num_samples(data.train_samples);
+    val_options.shuffle(true).replacement(true).num_samples(data.val_samples);
   }
   if (group_) {
     const int64_t ranks = group_->world_size(), rank = group_->rank();
-    train_options.sampler(std::make_shared<DistributedSampler>(data_.train->size(), ranks, rank, true, config_.seed));
-    val_options.sampler(std::make_shared<DistributedSampler>(data_.val->size(), ranks, rank, false, config_.seed));
+    train_options.sampler(std::make_shared<DistributedSampler>(data.train->size(), ranks, rank, true, config_.seed));
+    val_options.sampler(std::make_shared<DistributedSampler>(data.val->size(), ranks, rank, false, config_.seed));
     std::vector<torch::Tensor> trained;  // a classifier's frozen parameters get no gradient
     for (const auto& parameter : model_->parameters()) {
       if (parameter.requires_grad()) trained.push_back(parameter);
     }
     gradient_sync_ = std::make_unique<GradientSync>(*group_, trained);
   }
-  train_loader_ = std::make_unique<DataLoader>(data_.train, train_options);
-  val_loader_ = std::make_unique<DataLoader>(data_.val, val_options);
-  if (data_.test) {  // all of it on every rank
-    const auto in_order = DataLoaderOptions(config_.batch_size).shuffle(false).drop_last(false);
-    test_loader_ = std::make_unique<DataLoader>(data_.test, in_order);
-  }
+  train_loader_ = std::make_unique<DataLoader>(data.train, train_options);
+  val_loader_ = std::make_unique<DataLoader>(data.val, val_options);
 }
 
 void Trainer::resume(const NamedTensors& checkpoint, const std::string& source) {
@@ -91,8 +71,7 @@ void Trainer::resume(const NamedTensors& checkpoint, const std::string& source) 
   progress_ = std::move(progress);
 }
 
-bool Trainer::start_from(const NamedTensors& file, const std::string& source) {
-  load_gpt_weights(model_, file, source);
+bool Trainer::load_optimizer_state(const NamedTensors& file, const std::string& source) {
   const auto optimizer_state = with_prefix_removed(file, "optimizer_state_dict/");
   if (optimizer_state.empty()) return false;
   load_torch_optimizer_state(*optimizer_, *model_, optimizer_state, source);
@@ -120,15 +99,7 @@ bool Trainer::start_from(const NamedTensors& file, const std::string& source) {
 TrainEnd Trainer::train(const TrainHooks& hooks) {
   std::optional<MetricsLog> metrics;
   if (writes_files()) {
-    std::error_code error;
-    std::filesystem::create_directories(config_.out_dir, error);
-    if (error) {
-      throw Error(fmt::format("out_dir '{}': cannot be made a folder ({}); expected a folder for the checkpoint",
-                              config_.out_dir, error.message()));
-    }
-    if (!out_dir_lock_) out_dir_lock_.emplace(config_.out_dir);
-    remove_partial_writes(checkpoint_path());  // what a run killed mid-write left behind
-    remove_partial_writes(metrics_path());
+    folder_.open();
     metrics.emplace(metrics_path(), progress_.history);
   }
   const auto finish = [&](TrainEnd end) {
@@ -143,7 +114,8 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
   while (progress_.epoch < config_.num_epochs) {
     for (auto batch = start_epoch(); batch != train_loader_->end();) {
       if (max_steps_reached()) return finish(TrainEnd::kMaxSteps);
-      const auto [step_loss, stop] = agree_across_ranks(train_step(batch), hooks.should_stop && hooks.should_stop());
+      const auto [step_loss, stop] =
+          agree_across_ranks(group_.get(), train_step(batch), hooks.should_stop && hooks.should_stop());
       if (hooks.on_step) hooks.on_step(step_record(step_loss, seconds_since(started), at_start));
       if ((progress_.step - 1) % config_.eval_freq == 0) {
         const auto record = evaluate();
@@ -157,45 +129,10 @@ TrainEnd Trainer::train(const TrainHooks& hooks) {
       if (stop) return finish(TrainEnd::kStopped);
       if (max_steps_reached()) return finish(TrainEnd::kMaxSteps);
     }
-    end_epoch(hooks);
+    task_->end_epoch(*this, hooks);  // the lesson's sample, or its accuracies
     progress_.next_epoch();
   }
   return finish(TrainEnd::kFinished);
-}
-
-// After the epoch's last step: the lesson's sample, or its accuracies.
-void Trainer::end_epoch(const TrainHooks& hooks) {
-  if (!config_.classifies()) {
-    if (hooks.on_sample) hooks.on_sample(progress_.epoch + 1, sample());
-    return;
-  }
-  auto record = accuracy(config_.eval_iter);
-  model_->train();  // the lesson's model.train() at the next epoch's start
-  record.epoch = progress_.epoch + 1;
-  record.examples_seen = progress_.tokens_seen;
-  progress_.accuracies.push_back(record);
-  if (hooks.on_accuracy) hooks.on_accuracy(record);
-}
-
-AccuracyRecord Trainer::accuracy(std::optional<int64_t> num_batches) {
-  const auto token = parse_class_token(config_.class_token);
-  AccuracyRecord record;
-  // In this order: each pass draws from the generator.
-  const double train = calc_accuracy_loader(model_, *train_loader_, num_batches, token);
-  const double val = calc_accuracy_loader(model_, *val_loader_, num_batches, token);
-  std::tie(record.train_accuracy, record.val_accuracy) = mean_over_ranks(train, val);
-  record.epoch = progress_.epoch;
-  record.examples_seen = progress_.tokens_seen;
-  return record;
-}
-
-double Trainer::test_accuracy(std::optional<int64_t> num_batches) {
-  return calc_accuracy_loader(model_, test_loader(), num_batches, parse_class_token(config_.class_token));
-}
-
-const DataLoader& Trainer::test_loader() const {
-  if (!test_loader_) throw Error("this run has no test split (a classification run has one)");
-  return *test_loader_;
 }
 
 // The epoch's first batch, or, in a resumed run, the batch where it stopped. Starting
@@ -240,8 +177,7 @@ double Trainer::train_step(DataLoader::Iterator& batch) {
     (config_.grad_accum > 1 ? loss / static_cast<double>(config_.grad_accum) : loss).backward();
     loss_sum += value;
     // Tokens, or examples to classify (the lesson's examples_seen), on every rank.
-    const int64_t seen = config_.classifies() ? batch->inputs.size(0) : batch->inputs.numel();
-    progress_.tokens_seen += seen * (group_ ? group_->world_size() : 1);
+    progress_.tokens_seen += task_->seen(*batch) * (group_ ? group_->world_size() : 1);
     ++batches;
     const auto loading = Clock::now();
     ++batch;
@@ -255,25 +191,6 @@ double Trainer::train_step(DataLoader::Iterator& batch) {
   ++progress_.step;
   times_.steps_seconds += seconds_since(step_start);
   return loss_sum / static_cast<double>(batches);
-}
-
-// Each rank measured its share of the splits: in a data-parallel run, the means over
-// the ranks.
-std::pair<double, double> Trainer::mean_over_ranks(double train, double val) {
-  if (!group_) return {train, val};
-  auto shared = torch::tensor({train, val}, torch::kDouble);
-  group_->all_reduce_sum(shared);
-  shared /= static_cast<double>(group_->world_size());
-  return {shared[0].item<double>(), shared[1].item<double>()};
-}
-
-// In a data-parallel run, the loss shown is the mean over the ranks, and a stop
-// requested on any rank stops all of them at this step: one small all-reduce.
-std::pair<double, bool> Trainer::agree_across_ranks(double step_loss, bool stop) {
-  if (!group_) return {step_loss, stop};
-  auto shared = torch::tensor({step_loss, stop ? 1.0 : 0.0}, torch::kDouble);
-  group_->all_reduce_sum(shared);
-  return {shared[0].item<double>() / static_cast<double>(group_->world_size()), shared[1].item<double>() > 0};
 }
 
 StepRecord Trainer::step_record(double step_loss, double seconds, const TrainingProgress& at_start) const {
@@ -298,7 +215,7 @@ EvalRecord Trainer::evaluate() {
   const double train_loss = calc_loss_loader(model_, *train_loader_, config_.eval_iter, batch_loss_);
   const double val_loss = calc_loss_loader(model_, *val_loader_, config_.eval_iter, batch_loss_);
   model_->train();
-  std::tie(record.train_loss, record.val_loss) = mean_over_ranks(train_loss, val_loss);
+  std::tie(record.train_loss, record.val_loss) = mean_over_ranks(group_.get(), train_loss, val_loss);
   record.step = progress_.step - 1;
   record.epoch = progress_.epoch + 1;
   record.epochs_seen =
@@ -323,22 +240,6 @@ std::string Trainer::sample() {
   return token_ids_to_text(tokenizer_, out);
 }
 
-double Trainer::rank_divergence() {
-  if (!group_) return 0.0;
-  torch::NoGradGuard no_grad;
-  const auto parameters = model_->parameters();
-  std::vector<torch::Tensor> rank0;
-  for (const auto& p : parameters) rank0.push_back(p.detach().clone());
-  group_->broadcast(rank0);
-  double largest = 0.0;
-  for (size_t i = 0; i < parameters.size(); ++i) {
-    largest = std::max(largest, (parameters[i] - rank0[i]).abs().max().item<double>());
-  }
-  auto shared = torch::tensor({largest}, torch::kDouble);
-  group_->all_reduce_max(shared);
-  return shared.item<double>();
-}
-
 int64_t Trainer::steps_per_epoch() const {
   return (train_loader_->size() + config_.grad_accum - 1) / config_.grad_accum;
 }
@@ -346,14 +247,6 @@ int64_t Trainer::steps_per_epoch() const {
 int64_t Trainer::total_steps() const {
   const int64_t all = steps_per_epoch() * config_.num_epochs;
   return config_.max_steps > 0 ? std::min(all, config_.max_steps) : all;
-}
-
-std::filesystem::path Trainer::checkpoint_path() const {
-  return config_.out_dir.empty() ? std::filesystem::path() : std::filesystem::path(config_.out_dir) / "checkpoint.pt";
-}
-
-std::filesystem::path Trainer::metrics_path() const {
-  return config_.out_dir.empty() ? std::filesystem::path() : std::filesystem::path(config_.out_dir) / "metrics.jsonl";
 }
 
 NamedTensors Trainer::checkpoint() const { return checkpoint_archive(model_, *optimizer_, config_, progress_); }

@@ -18,8 +18,10 @@
 #include "llm/train/distributed.h"
 #include "llm/train/loss.h"
 #include "llm/train/metrics.h"
+#include "llm/train/ranks.h"
+#include "llm/train/run_folder.h"
+#include "llm/train/task.h"
 #include "llm/train/train_config.h"
-#include "llm/train/train_data.h"
 #include "llm/util/files.h"
 
 namespace llm {
@@ -48,8 +50,8 @@ struct StepTimes {
 struct TrainHooks {
   std::function<void(const StepRecord&)> on_step;
   std::function<void(const EvalRecord&)> on_eval;
-  /// After each epoch of pretraining: its number (from 1) and the start_context
-  /// continued greedily.
+  /// After each epoch of a task that samples: its number (from 1) and the
+  /// start_context continued greedily.
   std::function<void(int64_t epoch, const std::string& sample)> on_sample;
   /// After each epoch of a classification run: its accuracies.
   std::function<void(const AccuracyRecord&)> on_accuracy;
@@ -60,35 +62,28 @@ struct TrainHooks {
 /// How a train() call ended.
 enum class TrainEnd { kFinished, kMaxSteps, kStopped };
 
-/// Lesson 5.2's train_model_simple, with checkpoints: AdamW on the lesson's shuffled
-/// training windows, an evaluation every eval_freq steps, a greedy sample after each
-/// epoch. With task "classify", lesson 6.7's train_classifier_simple: the same loop on
-/// labelled texts, the class loss, examples counted instead of tokens, and the
-/// accuracies after each epoch instead of a sample. Every random draw (weights,
-/// dropout, data order) is the one PyTorch makes for the same algorithm after the same
-/// seed, so the losses equal the reference's.
+/// Lesson 5.2's train_model_simple, with checkpoints: AdamW on the task's shuffled
+/// training examples, an evaluation every eval_freq steps, the task's end-of-epoch
+/// output (a greedy sample, or accuracies). The task (task.h) gives the data and the
+/// loss of a batch, so the same loop is lesson 6.7's train_classifier_simple and
+/// lesson 7.6's finetuning. Every random draw (weights, dropout, data order) is the one
+/// PyTorch makes for the same algorithm after the same seed, so the losses equal the
+/// reference's.
 class Trainer {
  public:
-  /// A new run on `data` with validated configs: seeds the global generator with
-  /// config.seed, builds the model (on the CPU, with the CPU generator's weights,
-  /// then moved to `device`), AdamW and the data loaders, as the lesson does. The
-  /// tokenizer (for the samples) must outlive the trainer. On CUDA, dropout draws
-  /// from the CUDA generator, which checkpoints do not hold: a resumed CUDA run is not
-  /// bitwise the uninterrupted one.
+  /// A run of `task` (its data loaded) on `model` (make_trainer in training_run.h
+  /// builds both as the lessons do), moved to `device`: AdamW takes all its
+  /// parameters, of which frozen ones never step, and the data loaders are made; the
+  /// global generator is left as it is. The tokenizer (for the samples) must outlive
+  /// the trainer. On CUDA, dropout draws from the CUDA generator, which checkpoints do
+  /// not hold: a resumed CUDA run is not bitwise the uninterrupted one.
   ///
   /// With a process group, the run is one rank of a data-parallel run (see
   /// docs/distributed.md): each rank reads its DistributedSampler share of every
   /// epoch, starts from rank 0's weights, and averages the gradients of every step
   /// with the others; evaluation losses are averaged over the ranks, and only rank 0
   /// writes the checkpoint and metrics.
-  Trainer(TrainConfig config, const GPTConfig& model_config, TrainValData data, const BpeTokenizer& tokenizer,
-          torch::Device device = torch::kCPU, std::shared_ptr<ProcessGroup> group = nullptr);
-
-  /// A new run of a model the caller built (a classifier: make_classifier), moved to
-  /// `device`; AdamW takes all its parameters, of which the frozen ones never step.
-  /// The global generator is left as the caller set it (lesson 6.7 seeds it just
-  /// before).
-  Trainer(TrainConfig config, GPTModel model, TrainValData data, const BpeTokenizer& tokenizer,
+  Trainer(TrainConfig config, std::shared_ptr<Task> task, GPTModel model, const BpeTokenizer& tokenizer,
           torch::Device device = torch::kCPU, std::shared_ptr<ProcessGroup> group = nullptr);
 
   /// Continues the run saved in `checkpoint` (see checkpoint.h; the trainer was built
@@ -96,10 +91,10 @@ class Trainer {
   /// history and the generator's state. `source` names it in errors.
   void resume(const NamedTensors& checkpoint, const std::string& source);
 
-  /// Starts this new run from the weights of a file read by load_tensors (see
-  /// load_gpt_weights), and from AdamW's state too when it is lesson 5.4's
-  /// model_and_optimizer.pth; returns whether it was. `source` names it in errors.
-  bool start_from(const NamedTensors& file, const std::string& source);
+  /// Puts lesson 5.4's AdamW state into this new run's optimizer when `file` (read by
+  /// load_tensors: model_and_optimizer.pth) holds it; returns whether it did. `source`
+  /// names it in errors.
+  bool load_optimizer_state(const NamedTensors& file, const std::string& source);
 
   /// Trains until the last epoch ends, max_steps is reached or hooks.should_stop says
   /// so; then writes the checkpoint (when out_dir is set). From its first call, the
@@ -110,22 +105,17 @@ class Trainer {
   /// Everything a checkpoint holds (checkpoint.h), as an archive.
   NamedTensors checkpoint() const;
 
-  /// out_dir/checkpoint.pt and out_dir/metrics.jsonl; empty when out_dir is "".
-  std::filesystem::path checkpoint_path() const;
-  std::filesystem::path metrics_path() const;
+  /// The run's folder (out_dir): its checkpoint and metrics files.
+  const RunFolder& folder() const { return folder_; }
+  std::filesystem::path checkpoint_path() const { return folder_.checkpoint_path(); }
+  std::filesystem::path metrics_path() const { return folder_.metrics_path(); }
 
   /// The greedy continuation of start_context by sample_tokens tokens (eval mode,
   /// restored after).
   std::string sample();
 
-  /// A classification run's accuracies on the first `num_batches` batches of each
-  /// split (all of them when not given): lesson 6.7's calc_accuracy_loader calls.
-  /// Like the lesson, it leaves the model in eval mode; each pass draws from the
-  /// global generator as PyTorch's loaders do.
-  AccuracyRecord accuracy(std::optional<int64_t> num_batches = std::nullopt);
-  /// The test split's accuracy on its first `num_batches` batches (all of them when
-  /// not given), as lessons 6.6 and 6.7 report it.
-  double test_accuracy(std::optional<int64_t> num_batches = std::nullopt);
+  /// Adds an epoch's accuracies to the run's history (a classifier's end of epoch).
+  void add_accuracy(const AccuracyRecord& record) { progress_.accuracies.push_back(record); }
 
   GPTModel& model() { return model_; }
   const GPTModel& model() const { return model_; }
@@ -133,12 +123,11 @@ class Trainer {
   const TrainingProgress& progress() const { return progress_; }
   /// The last train() call's step time and data-loading time.
   const StepTimes& step_times() const { return times_; }
-  const TrainValData& data() const { return data_; }
+  const Task& task() const { return *task_; }
+  const BpeTokenizer& tokenizer() const { return tokenizer_; }
   const DataLoader& train_loader() const { return *train_loader_; }
   const DataLoader& val_loader() const { return *val_loader_; }
-  /// A classification run's test split, in order (an llm::Error in pretraining).
-  const DataLoader& test_loader() const;
-  /// The loss of one batch: the next-token loss, or the class loss to classify.
+  /// The task's loss of one batch.
   const BatchLoss& batch_loss() const { return batch_loss_; }
   /// Whether this process speaks for the run: rank 0, or the only process.
   bool is_main() const { return !group_ || group_->is_main(); }
@@ -146,7 +135,7 @@ class Trainer {
   const std::shared_ptr<ProcessGroup>& group() const { return group_; }
   /// The largest difference of any weight on any rank from rank 0's (0 when they are
   /// identical, and in a single-process run). Every rank must call it.
-  double rank_divergence();
+  double rank_divergence() { return llm::rank_divergence(group_.get(), *model_); }
   /// Optimizer steps per epoch and in the whole run.
   int64_t steps_per_epoch() const;
   int64_t total_steps() const;
@@ -154,29 +143,26 @@ class Trainer {
  private:
   void start(torch::Device device);
   DataLoader::Iterator start_epoch();
-  void end_epoch(const TrainHooks& hooks);
   double train_step(DataLoader::Iterator& batch);
-  std::pair<double, bool> agree_across_ranks(double step_loss, bool stop);
-  std::pair<double, double> mean_over_ranks(double train, double val);
   StepRecord step_record(double step_loss, double seconds, const TrainingProgress& at_start) const;
   EvalRecord evaluate();
   bool max_steps_reached() const { return config_.max_steps > 0 && progress_.step >= config_.max_steps; }
   double current_lr() const;
-  bool writes_files() const { return !config_.out_dir.empty() && is_main(); }
+  bool writes_files() const { return folder_.writes() && is_main(); }
   void save_checkpoint() const;
 
   TrainConfig config_;
+  std::shared_ptr<Task> task_;
   const BpeTokenizer& tokenizer_;
   GPTModel model_{nullptr};
   std::unique_ptr<torch::optim::AdamW> optimizer_;
-  TrainValData data_;
-  std::unique_ptr<DataLoader> train_loader_, val_loader_, test_loader_;
-  BatchLoss batch_loss_;  // next-token or class loss, as config_.task says
+  std::unique_ptr<DataLoader> train_loader_, val_loader_;
+  BatchLoss batch_loss_;  // the task's
   std::shared_ptr<ProcessGroup> group_;
   std::unique_ptr<GradientSync> gradient_sync_;
   TrainingProgress progress_;  // all of it goes into a checkpoint
   StepTimes times_;
-  std::optional<FolderLock> out_dir_lock_;
+  RunFolder folder_;
 };
 
 }  // namespace llm

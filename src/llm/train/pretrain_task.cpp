@@ -1,7 +1,11 @@
-#include "llm/train/train_data.h"
+#include "llm/train/pretrain_task.h"
 
 #include <fmt/format.h>
 
+#include <set>
+
+#include "llm/text/token_file.h"
+#include "llm/train/loss.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/utf8.h"
@@ -31,12 +35,12 @@ std::shared_ptr<const Dataset> sliding_windows(const std::vector<int64_t>& ids, 
 }
 
 // The checks and counts every pretraining split ends with.
-TrainValData finish(TrainValData data, const TrainConfig& config, int64_t context_length, const std::string& source) {
+PretrainData finish(PretrainData data, const TrainConfig& config, int64_t context_length, const std::string& source) {
   if (config.random_windows()) {  // an epoch: the windows of the text without overlap
-    data.train_samples = (data.train_tokens - context_length - 1) / context_length + 1;
-    data.val_samples = (data.val_tokens - context_length - 1) / context_length + 1;
+    data.split.train_samples = (data.train_tokens - context_length - 1) / context_length + 1;
+    data.split.val_samples = (data.val_tokens - context_length - 1) / context_length + 1;
   }
-  const int64_t windows = config.random_windows() ? data.train_samples : data.train->size();
+  const int64_t windows = config.random_windows() ? data.split.train_samples : data.split.train->size();
   if (windows < config.batch_size) {
     throw Error(fmt::format("the training part of '{}' makes {} windows of {} tokens, fewer than batch_size {}; use "
                             "more text, a smaller batch_size, stride or context_length",
@@ -52,7 +56,7 @@ std::shared_ptr<const TokenFile> open_token_file(const std::filesystem::path& pa
 }
 
 // A token file's split: by train_ratio of its tokens, or all of it against val_data's.
-TrainValData split_token_file(const std::filesystem::path& path, const BpeTokenizer& tokenizer,
+PretrainData split_token_file(const std::filesystem::path& path, const BpeTokenizer& tokenizer,
                               const TrainConfig& config, int64_t context_length) {
   const auto file = open_token_file(path, tokenizer);
   auto val_file = file;
@@ -75,19 +79,19 @@ TrainValData split_token_file(const std::filesystem::path& path, const BpeTokeni
     val_what = fmt::format("the validation part of '{}' (its last {} of {} tokens)", path.string(),
                            file->size() - val_begin, file->size());
   }
-  TrainValData data;
+  PretrainData data;
   data.train_tokens = train_end;
   data.val_tokens = val_file->size() - val_begin;
   check_window(data.train_tokens, context_length, train_what);
   check_window(data.val_tokens, context_length, val_what);
   const int64_t stride = window_stride(config, context_length);
-  data.train = std::make_shared<const TokenFileDataset>(file, 0, train_end, context_length, stride);
-  data.val = std::make_shared<const TokenFileDataset>(val_file, val_begin, val_file->size(), context_length, stride);
+  data.split.train = std::make_shared<const TokenFileDataset>(file, 0, train_end, context_length, stride);
+  data.split.val = std::make_shared<const TokenFileDataset>(val_file, val_begin, val_file->size(), context_length, stride);
   return finish(std::move(data), config, context_length, path.string());
 }
 
 // A text trained on whole, validated on val_data's text.
-TrainValData text_and_validation(const std::filesystem::path& path, const BpeTokenizer& tokenizer,
+PretrainData text_and_validation(const std::filesystem::path& path, const BpeTokenizer& tokenizer,
                                  const TrainConfig& config, int64_t context_length) {
   const auto val_path = data_path(config.val_data);
   if (is_token_file(val_path)) {
@@ -99,9 +103,9 @@ TrainValData text_and_validation(const std::filesystem::path& path, const BpeTok
   const auto train_ids = tokenizer.encode(read_text_file(path), allowed);
   const auto val_ids = tokenizer.encode(read_text_file(val_path), allowed);
   const int64_t stride = window_stride(config, context_length);
-  TrainValData data;
-  data.train = sliding_windows(train_ids, context_length, stride, fmt::format("the text '{}'", path.string()));
-  data.val = sliding_windows(val_ids, context_length, stride,
+  PretrainData data;
+  data.split.train = sliding_windows(train_ids, context_length, stride, fmt::format("the text '{}'", path.string()));
+  data.split.val = sliding_windows(val_ids, context_length, stride,
                              fmt::format("the validation text '{}'", val_path.string()));
   data.train_tokens = static_cast<int64_t>(train_ids.size());
   data.val_tokens = static_cast<int64_t>(val_ids.size());
@@ -110,7 +114,7 @@ TrainValData text_and_validation(const std::filesystem::path& path, const BpeTok
 
 }  // namespace
 
-TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokenizer, const TrainConfig& config,
+PretrainData split_train_val(const std::string& text, const BpeTokenizer& tokenizer, const TrainConfig& config,
                              int64_t context_length, const std::string& source) {
   const int64_t characters = utf8_length(text);
   const auto split = static_cast<int64_t>(config.train_ratio * static_cast<double>(characters));
@@ -118,11 +122,11 @@ TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokeni
   const auto train_ids = tokenizer.encode(text.substr(0, offset), {"<|endoftext|>"});
   const auto val_ids = tokenizer.encode(text.substr(offset), {"<|endoftext|>"});
   const int64_t stride = window_stride(config, context_length);
-  TrainValData data;
-  data.train = sliding_windows(
+  PretrainData data;
+  data.split.train = sliding_windows(
       train_ids, context_length, stride,
       fmt::format("the training part of '{}' (its first {} of {} characters)", source, split, characters));
-  data.val = sliding_windows(val_ids, context_length, stride,
+  data.split.val = sliding_windows(val_ids, context_length, stride,
                              fmt::format("the validation part of '{}' (its last {} of {} characters)", source,
                                          characters - split, characters));
   data.train_tokens = static_cast<int64_t>(train_ids.size());
@@ -130,79 +134,38 @@ TrainValData split_train_val(const std::string& text, const BpeTokenizer& tokeni
   return finish(std::move(data), config, context_length, source);
 }
 
-namespace {
-
-// Lesson 7.3's datasets of config.data's entries.
-TrainValData load_instructions(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) {
+PretrainData load_pretrain_data(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) {
   const auto path = data_path(config);
-  TrainValData data;
-  data.instructions = split_instruction_data(read_instruction_data(path));
-  InstructionDataset::Options options;
-  options.style = parse_prompt_style(config.prompt_style);
-  options.mask_instructions = config.mask_instructions;
-  options.allowed_max_length = context_length;  // the lesson's 1024, GPT-2's context
-  const auto& [train, test, validation] = data.instructions;
-  if (static_cast<int64_t>(train.size()) < config.batch_size || validation.empty()) {
-    throw Error(fmt::format("'{}': {} entries make {} training and {} validation entries; expected at least "
-                            "batch_size {} and 1",
-                            path.string(), train.size() + test.size() + validation.size(), train.size(),
-                            validation.size(), config.batch_size));
-  }
-  // A prompt that fills the context leaves no room for its response: in training, the
-  // cut would remove all of it; in lesson 7.7, the response would be generated blind.
-  for (const auto* split : {&train, &test, &validation}) {
-    for (const auto& entry : *split) {
-      const auto tokens = static_cast<int64_t>(tokenizer.encode(format_input(entry, options.style)).size());
-      if (tokens >= context_length) {
-        const auto index = (split == &train ? 0 : split == &test ? train.size() : train.size() + test.size()) +
-                           static_cast<size_t>(&entry - split->data());
-        throw Error(fmt::format("'{}': entry {}: its prompt has {} tokens, as many as the model's context_length {} "
-                                "or more; shorten it, or use a model with a longer context",
-                                path.string(), index, tokens, context_length));
-      }
-    }
-  }
-  data.train = std::make_shared<const InstructionDataset>(train, tokenizer, options);
-  data.val = std::make_shared<const InstructionDataset>(validation, tokenizer, options);
-  return data;
+  if (is_token_file(path)) return split_token_file(path, tokenizer, config, context_length);
+  if (!config.val_data.empty()) return text_and_validation(path, tokenizer, config, context_length);
+  return split_train_val(read_text_file(path), tokenizer, config, context_length, path.string());
 }
 
-}  // namespace
-
-TrainValData load_train_val(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) {
-  const auto path = data_path(config);
-  if (config.instructs()) return load_instructions(config, context_length, tokenizer);
-  if (!config.classifies()) {
-    if (is_token_file(path)) return split_token_file(path, tokenizer, config, context_length);
-    if (!config.val_data.empty()) return text_and_validation(path, tokenizer, config, context_length);
-    return split_train_val(read_text_file(path), tokenizer, config, context_length, path.string());
+void PretrainTask::check_config(const TrainConfig& config, std::string_view source) const {
+  if (config.uses_lora()) {
+    throw Error(fmt::format("{}: lora_rank must be 0 when pretraining (LoRA finetunes: task classify or instruct), "
+                            "got {}",
+                            source, config.lora_rank));
   }
-  const auto split = [&](const char* name, std::optional<int64_t> max_length) {
-    const auto file = path / name;
-    auto dataset = std::make_shared<const ClassificationDataset>(read_examples_csv(file), tokenizer, max_length,
-                                                                 fmt::format("'{}'", file.string()));
-    if (const auto label = dataset->labels().max().item<int64_t>(); label >= config.num_classes) {
-      throw Error(fmt::format("'{}': label {}, but the head has num_classes {}; expected labels 0..{}", file.string(),
-                              label, config.num_classes, config.num_classes - 1));
-    }
-    return dataset;
-  };
-  auto train = split("train.csv", config.max_length > 0 ? std::optional<int64_t>(config.max_length) : std::nullopt);
-  if (train->max_length() > context_length) {  // the lesson's assert, and what to do about it
-    throw Error(fmt::format("'{}': the longest training text has {} tokens, more than the model's context_length {}; "
-                            "set max_length to at most {} to cut the texts",
-                            (path / "train.csv").string(), train->max_length(), context_length, context_length));
-  }
-  if (train->size() < config.batch_size) {
-    throw Error(fmt::format("'{}': {} examples, fewer than batch_size {}; use a smaller batch_size",
-                            (path / "train.csv").string(), train->size(), config.batch_size));
-  }
-  TrainValData data;
-  data.max_length = train->max_length();
-  data.val = split("validation.csv", train->max_length());
-  data.test = split("test.csv", train->max_length());
-  data.train = std::move(train);
-  return data;
 }
+
+void PretrainTask::load_data(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) {
+  data_ = load_pretrain_data(config, context_length, tokenizer);
+  split_ = data_.split;
+}
+
+// The lesson's order: seed, model, then (in the trainer) the optimizer; data loading
+// draws nothing until an epoch starts.
+GPTModel PretrainTask::make_model(const GPTConfig& model_config, const TrainConfig& /*config*/,
+                                  const NamedTensors& weights, const std::string& source,
+                                  const LessonSeeds& seeds) const {
+  return base_gpt(model_config, weights, source, seeds);
+}
+
+torch::Tensor PretrainTask::batch_loss(GPTModel& model, const Batch& batch) const {
+  return calc_loss_batch(model, batch);
+}
+
+void PretrainTask::end_epoch(Trainer& trainer, const TrainHooks& hooks) const { sample_after_epoch(trainer, hooks); }
 
 }  // namespace llm

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "llm/text/instruction_data.h"
+#include "llm/train/task.h"
+
+namespace llm {
+
+/// Chapter 7: the responses to instructions. The data are lesson 7.3's: config.data's
+/// JSON entries split 85 / 10 / 5 in file order, each text cut to the context, each
+/// prompt shorter than it, batched by custom_collate_fn (whose -100 targets the loss
+/// leaves out). The model is the pretrained GPT as it is (lesson 7.5), with exercise
+/// 7.4's LoRA when config.lora_rank is set; after each epoch, the first validation
+/// prompt is continued.
+class InstructTask final : public FinetuneTask {
+ public:
+  static constexpr std::string_view kName = "instruct";
+  std::string_view name() const override { return kName; }
+  std::string_view does() const override { return "finetunes on instructions"; }
+  std::string_view run_kind() const override { return "an instruction-finetuning run"; }
+  void load_data(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) override;
+  /// The lesson's sample after each epoch continues the first validation entry's prompt.
+  void adapt_config(TrainConfig& config) const override;
+  GPTModel make_model(const GPTConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
+                      const std::string& source, const LessonSeeds& seeds) const override;
+  torch::Tensor batch_loss(GPTModel& model, const Batch& batch) const override;
+  void end_epoch(Trainer& trainer, const TrainHooks& hooks) const override;
+
+  /// The entries of every split (lesson 7.7 answers the test entries).
+  const InstructionSplits& entries() const { return entries_; }
+  PromptStyle style() const { return style_; }
+
+ private:
+  InstructionSplits entries_;
+  PromptStyle style_ = PromptStyle::kAlpaca;
+};
+
+}  // namespace llm

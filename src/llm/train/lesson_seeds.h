@@ -34,8 +34,6 @@ class LessonSeeds {
   /// without the check, so that each LoRA A starts where the appendix's does.
   void before_lora() const;
 
-  int64_t seed() const { return seed_; }
-
  private:
   void reseed() const;
 

@@ -71,11 +71,8 @@ void Trainer::resume(const NamedTensors& checkpoint, const std::string& source) 
   progress_ = std::move(progress);
 }
 
-bool Trainer::load_optimizer_state(const NamedTensors& file, const std::string& source) {
-  const auto optimizer_state = with_prefix_removed(file, "optimizer_state_dict/");
-  if (optimizer_state.empty()) return false;
-  load_torch_optimizer_state(*optimizer_, *model_, optimizer_state, source);
-  return true;
+void Trainer::load_optimizer_state(const NamedTensors& file, const std::string& source) {
+  load_torch_optimizer_state(*optimizer_, *model_, with_prefix_removed(file, "optimizer_state_dict/"), source);
 }
 
 // Lesson 5.2's train_model_simple, and where each of its lines is here:

@@ -91,10 +91,10 @@ class Trainer {
   /// history and the generator's state. `source` names it in errors.
   void resume(const NamedTensors& checkpoint, const std::string& source);
 
-  /// Puts lesson 5.4's AdamW state into this new run's optimizer when `file` (read by
-  /// load_tensors: model_and_optimizer.pth) holds it; returns whether it did. `source`
+  /// Puts lesson 5.4's AdamW state, the "optimizer_state_dict/" entries of `file` (read
+  /// by load_tensors: model_and_optimizer.pth), into this new run's optimizer. `source`
   /// names it in errors.
-  bool load_optimizer_state(const NamedTensors& file, const std::string& source);
+  void load_optimizer_state(const NamedTensors& file, const std::string& source);
 
   /// Trains until the last epoch ends, max_steps is reached or hooks.should_stop says
   /// so; then writes the checkpoint (when out_dir is set). From its first call, the

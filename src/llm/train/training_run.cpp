@@ -19,7 +19,9 @@ std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, std::shared_ptr<Ta
   auto trainer = std::make_unique<Trainer>(std::move(config), task, std::move(model), tokenizer, device,
                                            std::move(group));
   if (run.resumed()) trainer->resume(run.checkpoint, run.checkpoint_path);
-  if (starts_with_optimizer_state(run, *task)) trainer->load_optimizer_state(run.initial_weights, run.initial_weights_path);
+  if (starts_with_optimizer_state(run, *task)) {
+    trainer->load_optimizer_state(run.initial_weights, run.initial_weights_path);
+  }
   return trainer;
 }
 

@@ -6,6 +6,7 @@
 
 #include "llm/model/generate.h"
 #include "llm/model/gpt_config.h"
+#include "llm/model/gpt_model.h"
 #include "llm/cli/cli.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
@@ -24,17 +25,17 @@ int main(int argc, char** argv) {
     model->eval();
     const int64_t new_tokens = args["new-tokens"].as<int64_t>();
     const auto prompt = torch::tensor({{15496, 11, 314, 716}}, torch::kLong);  // "Hello, I am"
-    llm::generate(model, prompt, llm::SamplingOptions(5));                      // warm-up
+    llm::generate(*model, prompt, llm::SamplingOptions(5));                      // warm-up
     if (args.count("profile") != 0) {
       llm::bench::print_profile(
-          llm::bench::profile_ops([&] { llm::generate(model, prompt, llm::SamplingOptions(new_tokens)); },
+          llm::bench::profile_ops([&] { llm::generate(*model, prompt, llm::SamplingOptions(new_tokens)); },
                                   args.count("by-shape") > 0),
           25);
       return;
     }
     for (const bool cached : {false, true}) {
       const auto start = std::chrono::steady_clock::now();
-      const auto out = llm::generate(model, prompt, llm::SamplingOptions(new_tokens).kv_cache(cached));
+      const auto out = llm::generate(*model, prompt, llm::SamplingOptions(new_tokens).kv_cache(cached));
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       fmt::print(R"json({{"variant": "{}", "tokens_per_second": {:.2f}, "ids": {}, "threads": {}}})json" "\n",
                  cached ? "kv-cache" : "uncached", static_cast<double>(new_tokens) / seconds, llm::show_ids(out),

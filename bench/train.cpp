@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "llm/model/gpt_config.h"
+#include "llm/model/gpt_model.h"
 #include "llm/train/adamw.h"
 #include "llm/train/loss.h"
 #include "llm/cli/cli.h"
@@ -23,7 +24,7 @@ void print_phases(llm::GPTModel& model, torch::optim::Optimizer& optimizer, cons
   const auto t0 = clock::now();
   zero_grad();
   const auto t1 = clock::now();
-  auto loss = llm::calc_loss_batch(model, batch);
+  auto loss = llm::calc_loss_batch(*model, batch);
   const auto t2 = clock::now();
   loss.backward();
   const auto t3 = clock::now();
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
                            torch::randint(0, config.vocab_size, {b, t}, torch::kLong)};
     const auto step = [&] {
       zero_grad();
-      llm::calc_loss_batch(model, batch).backward();
+      llm::calc_loss_batch(*model, batch).backward();
       optimizer->step();
       sync();
     };

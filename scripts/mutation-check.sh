@@ -21,7 +21,7 @@ git worktree add --detach "$copy/src" HEAD >/dev/null || exit 1
 # Each mutation: a name, the file, the text replaced (a fixed string), the text put
 # in, and the ctest regex of the tests that must catch it.
 names=("mask diagonal shifted" "LayerNorm eps 1e-5 -> 1e-6" "1/sqrt(d_k) scale dropped" "early EOS stop")
-files=(src/llm/attention/scaled_dot_product.cpp src/llm/model/layers.h src/llm/attention/scaled_dot_product.cpp
+files=(src/llm/attention/scaled_dot_product.cpp src/llm/nn/layers.h src/llm/attention/scaled_dot_product.cpp
        src/llm/model/generate.cpp)
 froms=("/*diagonal=*/1" "double eps = 1e-5;" "scores / std::sqrt(static_cast<double>(k.size(-1)))"
        "(next == *options.eos_id()).all().item<bool>()")

@@ -2,18 +2,19 @@
 # The library's layers (src/llm/CMakeLists.txt): a folder includes only itself and
 # the folders below it, and only src/llm/cli/ knows the command line (cxxopts).
 #
-#   util -> io -> text -> attention -> model -> train -> reference -> cli
+#   util -> nn -> io -> text -> attention -> model -> train -> reference -> cli
 set -uo pipefail
 cd "$(dirname "$0")/../src/llm" || exit 1
 declare -A allowed=(
   [util]="util"
-  [io]="util io"
-  [text]="util io text"
-  [attention]="util io attention"
-  [model]="util io text attention model"
-  [train]="util io text attention model train"
-  [reference]="util io text attention model reference"
-  [cli]="util io text attention model train reference cli"
+  [nn]="util nn"
+  [io]="util nn io"
+  [text]="util nn io text"
+  [attention]="util nn io attention"
+  [model]="util nn io text attention model"
+  [train]="util nn io text attention model train"
+  [reference]="util nn io text attention model reference"
+  [cli]="util nn io text attention model train reference cli"
 )
 bad=0
 for folder in */; do

@@ -96,7 +96,10 @@ TEST_CASE("the causal mask hides the future") {
   torch::manual_seed(1);
   llm::CausalAttention att(AttentionOptions(3, 2).context_length(6));
   att->forward(torch::rand({1, 6, 3}));
-  const auto w = att->last_weights[0];  // [6, 6]
+  CHECK_FALSE(att->recorded_weights.defined());  // not recorded unless asked
+  att->record_weights = true;
+  att->forward(torch::rand({1, 6, 3}));
+  const auto w = att->recorded_weights[0];  // [6, 6]
   CHECK(torch::equal(w.triu(1), torch::zeros({6, 6})));
   llm::test::check_close(w.sum(-1), torch::ones(6), "rows sum to 1", llm::test::tolerance::kSameMath);
 }
@@ -175,6 +178,8 @@ TEST_CASE("load_state_dict copies by name and names what does not fit") {
 TEST_CASE("impossible attention sizes are rejected") {
   CHECK_THROWS_WITH(llm::MultiHeadAttention(AttentionOptions(8, 10).num_heads(3)),
                     Catch::Contains("d_out (10) must be divisible by num_heads (3)"));
+  CHECK_THROWS_WITH(llm::MultiHeadAttention(AttentionOptions(8, 12).num_heads(4).num_kv_groups(2)),
+                    Catch::Contains("num_kv_groups is grouped-query attention's"));
   CHECK_THROWS_WITH(llm::GroupedQueryAttention(AttentionOptions(8, 12).num_heads(4).num_kv_groups(3)),
                     Catch::Contains("num_heads (4) must be divisible by num_kv_groups (3)"));
   CHECK_THROWS_WITH(llm::CausalAttention(AttentionOptions(8, 12).context_length(0)),

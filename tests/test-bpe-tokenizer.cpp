@@ -2,6 +2,7 @@
 
 #include "helpers.h"
 #include "llm/text/bpe_tokenizer.h"
+#include "llm/text/prepare.h"
 #include "llm/text/token_corpus.h"
 #include "llm/util/error.h"
 

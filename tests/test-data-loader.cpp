@@ -5,7 +5,7 @@
 #include "helpers.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
-#include "llm/text/classification_data.h"
+#include "llm/text/labelled_examples.h"
 #include "llm/text/classification_dataset.h"
 #include "llm/text/data_loader.h"
 #include "llm/text/distributed_sampler.h"

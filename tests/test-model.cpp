@@ -8,9 +8,10 @@
 #include "llm/model/attention_maps.h"
 #include "llm/model/generate.h"
 #include "llm/model/gpt_model.h"
+#include "llm/model/model_config.h"
 #include "llm/cli/model_flags.h"
 #include "llm/util/error.h"
-#include "llm/util/linear.h"
+#include "llm/nn/linear.h"
 #include "llm/util/show.h"
 #include "llm/reference/recording.h"
 
@@ -164,7 +165,7 @@ TEST_CASE("the 124M GPT: same seed, same weights and same greedy tokens as PyTor
   CHECK(total - model->out_head->weight.numel() == 124'412'160);
   model->eval();
   const auto prompt = torch::tensor({{15496, 11, 314, 716}}, torch::kLong);  // "Hello, I am"
-  const auto out = llm::generate_text_simple(model, prompt, /*max_new_tokens=*/10, /*context_size=*/1024);
+  const auto out = llm::generate_text_simple(*model, prompt, /*max_new_tokens=*/10, /*context_size=*/1024);
   CHECK(torch::equal(out, get(g, "generated")));
 }
 
@@ -180,14 +181,14 @@ TEST_CASE("generation crops the context and works for any batch size") {
   llm::GPTModel model(config);
   model->eval();
   const auto prompt = torch::randint(0, 50, {3, 6}, torch::kLong);  // longer than the context
-  const auto out = llm::generate_text_simple(model, prompt, 5, config.context_length);
+  const auto out = llm::generate_text_simple(*model, prompt, 5, config.context_length);
   CHECK(out.sizes() == torch::IntArrayRef{3, 11});
   CHECK(torch::equal(out.slice(1, 0, 6), prompt));
   // Each row alone gives the same tokens as in the batch.
   for (int64_t r = 0; r < 3; ++r) {
-    CHECK(torch::equal(llm::generate_text_simple(model, prompt.slice(0, r, r + 1), 5, 4), out.slice(0, r, r + 1)));
+    CHECK(torch::equal(llm::generate_text_simple(*model, prompt.slice(0, r, r + 1), 5, 4), out.slice(0, r, r + 1)));
   }
-  CHECK_THROWS_WITH(llm::generate_text_simple(model, torch::empty({1, 0}, torch::kLong), 5, 4),
+  CHECK_THROWS_WITH(llm::generate_text_simple(*model, torch::empty({1, 0}, torch::kLong), 5, 4),
                     Catch::Contains("at least one token"));
   CHECK_THROWS_WITH(model->forward(torch::full({1, 2}, 50, torch::kLong)), Catch::Contains("token ids must be in 0..49"));
 }
@@ -201,11 +202,11 @@ TEST_CASE("sampling: seeded draws repeat, temperature 0 and top-k 1 are greedy, 
   const auto prompt = torch::tensor({{1, 2, 3}}, torch::kLong);
   const auto sample = [&](const llm::SamplingOptions& options) {
     torch::manual_seed(7);
-    return llm::generate(model, prompt, options);
+    return llm::generate(*model, prompt, options);
   };
   const auto sampled = sample(llm::SamplingOptions(20).temperature(1.5).top_k(10));
   CHECK(torch::equal(sampled, sample(llm::SamplingOptions(20).temperature(1.5).top_k(10))));
-  const auto greedy = llm::generate_text_simple(model, prompt, 20, config.context_length);
+  const auto greedy = llm::generate_text_simple(*model, prompt, 20, config.context_length);
   CHECK(torch::equal(sample(llm::SamplingOptions(20)), greedy));
   CHECK(torch::equal(sample(llm::SamplingOptions(20).temperature(2.0).top_k(1)), greedy));
   CHECK_FALSE(torch::equal(sampled, greedy));
@@ -240,6 +241,38 @@ TEST_CASE("configs load with validation that names the file and the key") {
   rejects("[1]", "expected a JSON object");
   rejects("{", "not valid JSON");
   CHECK_THROWS_WITH(llm::load_gpt_config("configs/nope.json"), Catch::Contains("nope.json': not found"));
+}
+
+TEST_CASE("model configs name their family (the GPT's needs no key) and checkpoints keep what rebuilds the model") {
+  const auto gpt = llm::ModelConfig::load("configs/tiny-gqa.json");
+  CHECK(gpt.family() == "gpt2");
+  CHECK(gpt.shape().n_heads == 4);
+  CHECK(gpt.shape().kv_heads == 2);
+  CHECK(llm::ModelConfig::parse(R"({"family": "gpt2", "n_layers": 2})", "x.json").shape().n_layers == 2);
+  CHECK_THROWS_WITH(llm::ModelConfig::parse(R"({"family": "gpt5"})", "x.json"),
+                    Catch::Contains("config 'x.json': family must be one of \"gpt2\""));
+  CHECK_THROWS_WITH(llm::ModelConfig::parse(R"({"family": 2})", "x.json"), Catch::Contains("family must be one of"));
+  CHECK_THROWS_WITH(llm::ModelConfig::parse(R"({"family": "gpt2", "n_layer": 2})", "x.json"),
+                    Catch::Contains("unknown key 'n_layer'"));
+
+  torch::manual_seed(123);
+  llm::LanguageModel model = gpt.make();
+  CHECK(model->family() == "gpt2");
+  CHECK(model->shape().kv_heads == 2);
+  CHECK(model->new_cache().layers.size() == static_cast<size_t>(model->shape().n_layers));
+  // The default family's config is the lesson's dict, without the key, and reads back
+  // to the same model.
+  const auto json = llm::model_config_json(*model);
+  CHECK_FALSE(json.contains("family"));
+  const auto again = llm::ModelConfig::parse(json.dump(), "checkpoint");
+  CHECK(again.family() == "gpt2");
+  torch::manual_seed(123);
+  auto rebuilt = again.make();
+  CHECK(llm::model_config_json(*rebuilt) == json);
+  rebuilt->eval();
+  model->eval();
+  const auto ids = torch::tensor({{1, 2, 3}});
+  CHECK(torch::equal(rebuilt->forward(ids), model->forward(ids)));
 }
 
 TEST_CASE("state dicts move both ways by the PyTorch names") {
@@ -291,9 +324,9 @@ TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA and 
     const auto prompt = torch::randint(0, config.vocab_size, {2, 5}, torch::kLong);
     for (const auto& options : {llm::SamplingOptions(30), llm::SamplingOptions(30).temperature(1.0).top_k(20)}) {
       torch::manual_seed(9);
-      const auto uncached = llm::generate(model, prompt, llm::SamplingOptions(options).kv_cache(false));
+      const auto uncached = llm::generate(*model, prompt, llm::SamplingOptions(options).kv_cache(false));
       torch::manual_seed(9);
-      const auto cached = llm::generate(model, prompt, llm::SamplingOptions(options).kv_cache(true));
+      const auto cached = llm::generate(*model, prompt, llm::SamplingOptions(options).kv_cache(true));
       CHECK(uncached.size(1) == 5 + 30);  // 35 tokens: the window slid past context_length 16
       CHECK(torch::equal(cached, uncached));
     }
@@ -420,7 +453,7 @@ TEST_CASE("attention maps: every layer's and head's causal weights, recorded onl
     CHECK_FALSE(first->recorded_weights.defined());  // off by default: nothing is kept
 
     model->train();
-    const auto weights = llm::attention_weights(model, ids);
+    const auto weights = model->attention_weights(ids);
     CHECK(model->is_training());  // the mode is restored
     CHECK_FALSE(first->record_weights);
     CHECK_FALSE(first->recorded_weights.defined());

@@ -5,9 +5,11 @@
 #include "helpers.h"
 #include "llm/io/state_dict.h"
 #include "llm/model/generate.h"
+#include "llm/model/gpt_model.h"
 #include "llm/train/adamw.h"
 #include "llm/train/checkpoint.h"
 #include "llm/train/distributed.h"
+#include "llm/train/gradient_sync.h"
 #include "llm/train/loss.h"
 #include "llm/train/lr_schedule.h"
 #include "llm/train/metrics.h"
@@ -43,10 +45,11 @@ llm::TrainConfig golden_run(const NamedTensors& golden, const std::string& out_d
 }
 
 llm::GPTConfig tiny() { return llm::load_gpt_config(llm::config_file("tiny.json")); }
+llm::ModelConfig tiny_model() { return llm::ModelConfig::load(llm::config_file("tiny.json")); }
 
 // A pretraining run of `config` on the tiny model (or `model`): its text read, split and
 // windowed, the model built after the run's seed.
-std::unique_ptr<llm::Trainer> pretraining(const llm::TrainConfig& config, const llm::GPTConfig& model = tiny()) {
+std::unique_ptr<llm::Trainer> pretraining(const llm::TrainConfig& config, const llm::ModelConfig& model = tiny_model()) {
   llm::TrainingRun run;
   run.config = config;
   run.model_config = model;
@@ -154,7 +157,7 @@ TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at a
     resumed->resume(checkpoint, "checkpoint");
     REQUIRE(resumed->train() == llm::TrainEnd::kFinished);
     check_same_history(history_of(*resumed), expected);
-    CHECK(torch::equal(resumed->model()->out_head->weight, whole->model()->out_head->weight));
+    CHECK(torch::equal(resumed->model()->head()->weight, whole->model()->head()->weight));
     // The metrics file holds each evaluation once, across the two runs.
     CHECK(read_metrics(dir / "metrics.jsonl").size() == resumed->progress().history.size());
   }
@@ -182,9 +185,13 @@ TEST_CASE("a checkpoint round trip restores every entry exactly") {
   }
   // The weights alone are the model's PyTorch state dict.
   const auto weights = llm::checkpoint_weights(saved);
-  llm::GPTModel model(llm::checkpoint_model_config(saved, "checkpoint"));
+  auto model = llm::checkpoint_model_config(saved, "checkpoint").make();
   llm::load_state_dict(*model, weights, "weights");
-  CHECK(torch::equal(model->tok_emb->weight, trainer->model()->tok_emb->weight));
+  const auto trained = llm::state_dict(*trainer->model());
+  for (const auto& [name, tensor] : llm::state_dict(*model)) {
+    INFO(name);
+    CHECK(torch::equal(tensor, llm::find_tensor(trained, name, "trained")));
+  }
 }
 
 TEST_CASE("a truncated, corrupt or foreign checkpoint is rejected with an error naming it") {
@@ -335,7 +342,7 @@ TEST_CASE("calc_loss_batch: with a LoRA on out_head, the loss of the logits the 
     model->out_head->lora->B.normal_();  // the update is not zero
   }
   const llm::Batch batch{torch::randint(0, 50257, {2, 8}, torch::kLong), torch::randint(0, 50257, {2, 8}, torch::kLong)};
-  const auto loss = llm::calc_loss_batch(model, batch);
+  const auto loss = llm::calc_loss_batch(*model, batch);
   llm::test::check_close(loss, llm::token_cross_entropy(model(batch.inputs), batch.targets), "loss with LoRA",
                          llm::test::tolerance::kSameMath);
   loss.backward();

@@ -25,9 +25,9 @@ int main(int argc, char** argv) {
       fmt::print("Weights: {}\n", llm::model_source(args));
     }
     const auto ids = llm::text_to_token_ids(tokenizer, prompt);
-    const auto out = llm::generate_from_flags(args, model, ids, sampling);  // seeded right before
+    const auto out = llm::generate_from_flags(args, *model, ids, sampling);  // seeded right before
     fmt::print("{}\n", llm::token_ids_to_text(tokenizer, out));
     if (args.count("ids") != 0) fmt::print("Ids: {}\n", llm::show_ids(out));
-    llm::save_weights_flags(args, model);
+    llm::save_weights_flags(args, *model);
   });
 }

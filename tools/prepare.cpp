@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "llm/cli/cli.h"
-#include "llm/text/token_corpus.h"
+#include "llm/text/prepare.h"
 #include "llm/util/interrupt.h"
 #include "llm/util/progress.h"
 

@@ -8,6 +8,7 @@
 #include "llm/attention/self_attention.h"
 #include "llm/cli/attention_flags.h"
 #include "llm/cli/cli.h"
+#include "llm/attention/simplified.h"
 #include "llm/reference/recording.h"
 #include "llm/util/show.h"
 

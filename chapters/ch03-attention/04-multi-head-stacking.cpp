@@ -5,6 +5,7 @@
 #include "llm/attention/causal_attention.h"
 #include "llm/cli/cli.h"
 #include "llm/util/show.h"
+#include "llm/attention/simplified.h"
 #include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {

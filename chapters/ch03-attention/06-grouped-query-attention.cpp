@@ -7,6 +7,7 @@
 #include "llm/attention/multi_head_attention.h"
 #include "llm/cli/cli.h"
 #include "llm/util/show.h"
+#include "llm/attention/simplified.h"
 #include "llm/reference/recording.h"
 
 int main(int argc, char** argv) {
@@ -15,14 +16,14 @@ int main(int argc, char** argv) {
   defaults.d_in = defaults.d_out = 768;
   defaults.num_heads = 12;
   defaults.num_kv_groups = 3;
-  llm::add_attention_flags(options, defaults);
+  llm::add_grouped_attention_flags(options, defaults);
   options.add_options()("cache-tokens", "Tokens held in the KV cache for the memory figures",
                         cxxopts::value<int64_t>()->default_value("1024"))(
       "layers", "Transformer layers for the memory figures", cxxopts::value<int64_t>()->default_value("12"));
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);
-    const auto o = llm::attention_options(args, /*split_heads=*/true);
+    const auto o = llm::grouped_attention_options(args);
     llm::GroupedQueryAttention gqa(o);
     gqa->to(device);
     const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);

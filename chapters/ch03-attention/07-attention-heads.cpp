@@ -177,17 +177,17 @@ int main(int argc, char** argv) {
                                    kMaxDrawnTokens, tokens));
     }
     auto model = llm::trained_model_from_flags(args);
-    if (layer >= model->config.n_layers) {
+    if (layer >= model->shape().n_layers) {
       throw llm::cli::BadFlagValue(
-          fmt::format("--layer must be below the model's {} layers, got {}", model->config.n_layers, layer));
+          fmt::format("--layer must be below the model's {} layers, got {}", model->shape().n_layers, layer));
     }
-    const auto maps = llm::record_attention_maps(model, tokenizer, prompt, llm::model_source(args));
+    const auto maps = llm::record_attention_maps(*model, tokenizer, prompt, llm::model_source(args));
     print_summaries(maps, layer);
     const auto json = llm::attention_maps_json(maps);
     if (args.count("html") != 0) write_page(json, args["html"].as<std::string>());
     if (args.count("png") != 0) draw_png(json, one_layer ? std::to_string(layer) : "all", args["png"].as<std::string>());
     if (args.count("save-outputs") != 0) {
-      auto archive = llm::model_header("attention_heads", llm::cli::seed(args), model->config);
+      auto archive = llm::model_header("attention_heads", llm::cli::seed(args), *model);
       archive.insert(archive.end(),
                      {{"ids", torch::tensor(maps.ids).unsqueeze(0)}, {"attention_weights", maps.weights}});
       llm::record_weights(archive, *model);

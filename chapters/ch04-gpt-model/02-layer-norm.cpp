@@ -5,7 +5,7 @@
 
 #include "llm/cli/cli.h"
 #include "llm/io/tensor_archive.h"
-#include "llm/model/layers.h"
+#include "llm/nn/layers.h"
 #include "llm/util/show.h"
 
 int main(int argc, char** argv) {

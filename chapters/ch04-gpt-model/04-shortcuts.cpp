@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "llm/io/tensor_archive.h"
-#include "llm/model/layers.h"
+#include "llm/nn/layers.h"
 #include "llm/cli/model_flags.h"
 #include "llm/cli/cli.h"
 

@@ -17,8 +17,8 @@ int main(int argc, char** argv) {
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     const auto batch = torch::cat({llm::text_to_token_ids(tokenizer, "Every effort moves you"),
                                    llm::text_to_token_ids(tokenizer, "Every day holds a")}).to(llm::cli::device(args));  // [2, 4]
-    auto model = llm::model_from_flags(args);
-    llm::require_context_length(args, model->config, batch.size(1), "the lesson's batch");
+    auto model = llm::gpt_model_from_flags(args);
+    llm::require_context_length(args, model->config.context_length, batch.size(1), "the lesson's batch");
     if (args.count("eval") != 0) model->eval();
     const auto logits = model->forward(batch);  // [2, 4, vocab_size]
     fmt::print("Input batch:\n {}\n\nOutput shape: {}\n{}\n", llm::show(batch), llm::torch_size(logits),
@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
     const int64_t total_params_gpt2 = total_params - model->out_head->weight.numel();
     fmt::print("Number of trainable parameters considering weight tying: {}\n", llm::thousands(total_params_gpt2));
     fmt::print("Total size of the model: {:.2f} MB\n", static_cast<double>(total_params) * 4 / (1024.0 * 1024.0));
-    llm::save_weights_flags(args, model);
+    llm::save_weights_flags(args, *model);
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("gpt_model", llm::cli::seed(args), model->config);
       archive.insert(archive.end(), {{"inputs", batch}, {"logits", logits}, {"eval", torch::tensor(args.count("eval") != 0)}});

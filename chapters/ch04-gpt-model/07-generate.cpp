@@ -22,7 +22,7 @@ int main(int argc, char** argv) {
     if (prompt.empty()) throw llm::cli::BadFlagValue("--prompt is empty; expected some text to continue");
     const int64_t max_new_tokens = args["max-new-tokens"].as<int64_t>();
     if (max_new_tokens < 0) throw llm::cli::BadFlagValue(fmt::format("--max-new-tokens must be >= 0, got {}", max_new_tokens));
-    auto model = llm::model_from_flags(args);
+    auto model = llm::gpt_model_from_flags(args);
     if (args.count("load-state-dict") == 0) {
       fmt::print("(untrained: random weights of --seed {}; --load-state-dict FILE loads trained ones)\n",
                  llm::cli::seed(args));
@@ -36,10 +36,10 @@ int main(int argc, char** argv) {
       encoded = encoded.slice(1, encoded.size(1) - context);
     }
     model->eval();  // disable dropout
-    const auto out = llm::generate_text_simple(model, encoded, max_new_tokens, context);  // [1, n + new]
+    const auto out = llm::generate_text_simple(*model, encoded, max_new_tokens, context);  // [1, n + new]
     fmt::print("Output: {}\nOutput length: {}\n", llm::show(out), out.size(1));
     fmt::print("{}\n", llm::token_ids_to_text(tokenizer, out));
-    llm::save_weights_flags(args, model);
+    llm::save_weights_flags(args, *model);
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("generate", llm::cli::seed(args), model->config);
       archive.insert(archive.end(), {{"prompt", encoded}, {"generated", out}});

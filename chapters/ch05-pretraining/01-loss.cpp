@@ -28,14 +28,14 @@ struct ExampleLoss {
 // 5.1.2: "every effort moves" -> " effort moves you", "I really like" -> " really like
 // chocolate": the probabilities of the targets, then the loss by hand and by
 // cross_entropy, and the perplexity.
-ExampleLoss example_loss(const cxxopts::ParseResult& args, llm::GPTModel& model, const llm::BpeTokenizer& tokenizer,
+ExampleLoss example_loss(const cxxopts::ParseResult& args, llm::LanguageModelImpl& model, const llm::BpeTokenizer& tokenizer,
                          torch::Device device) {
   ExampleLoss example;
   example.inputs = torch::tensor({16833, 3626, 6100, 40, 1107, 588}, torch::kLong).view({2, 3}).to(device);
   example.targets = torch::tensor({3626, 6100, 345, 1107, 588, 11311}, torch::kLong).view({2, 3}).to(device);
   const auto& targets = example.targets;
-  llm::require_context_length(args, model->config, example.inputs.size(1), "the lesson's inputs");
-  example.logits = model->forward(example.inputs);     // [2, 3, vocab]
+  llm::require_context_length(args, model.shape().context_length, example.inputs.size(1), "the lesson's inputs");
+  example.logits = model.forward(example.inputs);     // [2, 3, vocab]
   const auto probas = torch::softmax(example.logits, -1);  // [2, 3, vocab]
   fmt::print("{}\n", llm::torch_size(probas));
   const auto token_ids = probas.argmax(-1, /*keepdim=*/true);  // [2, 3, 1]
@@ -63,7 +63,7 @@ ExampleLoss example_loss(const cxxopts::ParseResult& args, llm::GPTModel& model,
 
 // 5.1.3: the whole text, split 90/10, in non-overlapping windows of `max_length`
 // tokens; the loaders' batches, then the model's loss on each part.
-std::pair<double, double> text_losses(const std::string& data, llm::GPTModel& model,
+std::pair<double, double> text_losses(const std::string& data, llm::LanguageModelImpl& model,
                                       const llm::BpeTokenizer& tokenizer, int64_t max_length, torch::Device device) {
   llm::TrainConfig run;
   run.data = data;
@@ -107,9 +107,10 @@ int main(int argc, char** argv) {
     const auto device = llm::cli::device(args);
     auto model = llm::trained_model_from_flags(args);  // untrained unless given: the seed's random weights
     const int64_t max_length = args["max-length"].as<int64_t>();
-    if (max_length < 0 || max_length > model->config.context_length) {
+    const int64_t context_length = model->shape().context_length;
+    if (max_length < 0 || max_length > context_length) {
       throw llm::cli::BadFlagValue(fmt::format("--max-length must be in 0..{} (the context length), got {}",
-                                               model->config.context_length, max_length));
+                                               context_length, max_length));
     }
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     model->eval();  // disable dropout during inference
@@ -117,17 +118,17 @@ int main(int argc, char** argv) {
 
     // 5.1.1: what the untrained model makes of "Every effort moves you".
     const auto generated = llm::generate_text_simple(
-        model, llm::text_to_token_ids(tokenizer, "Every effort moves you").to(device), 10, model->config.context_length);
+        *model, llm::text_to_token_ids(tokenizer, "Every effort moves you").to(device), 10, context_length);
     fmt::print("Output text:\n {}\n", llm::token_ids_to_text(tokenizer, generated));
 
     torch::NoGradGuard no_grad;
-    const auto example = example_loss(args, model, tokenizer, device);
+    const auto example = example_loss(args, *model, tokenizer, device);
     const auto data = args["data"].as<std::string>();
     const auto [train_loss, val_loss] =
-        text_losses(data, model, tokenizer, max_length > 0 ? max_length : model->config.context_length, device);
+        text_losses(data, *model, tokenizer, max_length > 0 ? max_length : context_length, device);
 
     if (args.count("save-outputs") != 0) {
-      auto archive = llm::model_header("loss", llm::cli::seed(args), model->config);
+      auto archive = llm::model_header("loss", llm::cli::seed(args), *model);
       archive.insert(archive.end(), {{"inputs", example.inputs},
                                      {"targets", example.targets},
                                      {"logits", example.logits},
@@ -139,6 +140,6 @@ int main(int argc, char** argv) {
       if (args.count("checkpoint") + args.count("load-state-dict") != 0) llm::record_weights(archive, *model);
       llm::save_tensors(args["save-outputs"].as<std::string>(), archive);
     }
-    llm::save_weights_flags(args, model);
+    llm::save_weights_flags(args, *model);
   });
 }

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "llm/io/state_dict.h"
-#include "llm/model/gpt_weights.h"
+#include "llm/model/language_model.h"
 #include "llm/cli/train_flags.h"
 #include "llm/cli/cli.h"
 #include "llm/cli/train_run.h"
@@ -16,7 +16,7 @@ namespace {
 
 void print_run(const llm::Trainer& trainer, const llm::PretrainTask& task) {
   const auto& config = trainer.config();
-  const auto& model = trainer.model()->config;
+  const auto model = trainer.model()->shape();
   const auto& data = task.split();
   fmt::print("Model: {} parameters; {} layers, {} heads, emb_dim {}, context {}\n", llm::parameter_count(*trainer.model()),
              model.n_layers, model.n_heads, model.emb_dim, model.context_length);
@@ -54,7 +54,7 @@ void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
   if (args.count("save-state-dict") != 0) {
     llm::save_tensors(args["save-state-dict"].as<std::string>(), llm::state_dict(*trainer.model()));
   }
-  if (args.count("save-safetensors") != 0) llm::save_hf_gpt2(args["save-safetensors"].as<std::string>(), trainer.model());
+  if (args.count("save-safetensors") != 0) llm::save_hugging_face(args["save-safetensors"].as<std::string>(), *trainer.model());
   if (trainer.folder().writes()) {
     fmt::print("Checkpoint: {}\nMetrics: {}\n", trainer.checkpoint_path().string(), trainer.metrics_path().string());
     if (!trainer.progress().history.empty()) {
@@ -81,8 +81,9 @@ int main(int argc, char** argv) {
     step.task = task;
     step.kind = "train";
     step.check = [&args](const llm::TrainingRun& run) {
-      if (args.count("save-safetensors") != 0 && run.model_config.attention == "gqa") {
-        throw llm::cli::BadFlagValue("--save-safetensors writes GPT-2's layout, which has no grouped-query attention");
+      if (args.count("save-safetensors") == 0) return;
+      if (const auto problem = run.model_config.hf_layout_problem(); !problem.empty()) {
+        throw llm::cli::BadFlagValue("--save-safetensors: " + problem);
       }
     };
     step.print_run = [&task](const llm::Trainer& trainer, const llm::TrainingRun&) { print_run(trainer, *task); };

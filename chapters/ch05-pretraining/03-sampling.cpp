@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     model->eval();
     fmt::print("Weights: {}\n", llm::model_source(args));
     const auto prompt = llm::text_to_token_ids(tokenizer, args["prompt"].as<std::string>());
-    const auto token_ids = llm::generate_from_flags(args, model, prompt, sampling);  // seeded right before
+    const auto token_ids = llm::generate_from_flags(args, *model, prompt, sampling);  // seeded right before
     fmt::print("Output text:\n {}\n", llm::token_ids_to_text(tokenizer, token_ids));
   });
 }

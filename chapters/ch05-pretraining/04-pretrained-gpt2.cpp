@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     llm::GPTModel model(llm::load_gpt_config(config));
     const auto weights = weights_file(args, size);
     const auto tokenizer = llm::BpeTokenizer::gpt2();
-    llm::load_gpt_weights(model, llm::load_tensors(weights), weights.string());
+    llm::load_gpt_weights(*model, llm::load_tensors(weights), weights.string());
     model->to(llm::cli::device(args));
     model->eval();
     const int64_t parameters = llm::parameter_count(*model);
@@ -68,8 +68,8 @@ int main(int argc, char** argv) {
                llm::thousands(parameters - model->out_head->weight.numel()), tied ? ", as these weights are" : "");
 
     const auto prompt = llm::text_to_token_ids(tokenizer, args["prompt"].as<std::string>()).to(llm::cli::device(args));
-    const auto token_ids = llm::generate_from_flags(args, model, prompt, sampling);  // seeded right before
+    const auto token_ids = llm::generate_from_flags(args, *model, prompt, sampling);  // seeded right before
     fmt::print("Output text:\n {}\n", llm::token_ids_to_text(tokenizer, token_ids));
-    llm::save_weights_flags(args, model);
+    llm::save_weights_flags(args, *model);
   });
 }

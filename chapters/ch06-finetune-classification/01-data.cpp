@@ -8,7 +8,7 @@
 
 #include "llm/cli/cli.h"
 #include "llm/io/tensor_archive.h"
-#include "llm/text/classification_data.h"
+#include "llm/text/labelled_examples.h"
 #include "llm/text/spam_corpora.h"
 #include "llm/util/files.h"
 

@@ -27,7 +27,7 @@ std::string load_weights(const cxxopts::ParseResult& args, llm::GPTModel& model)
   if (args.count("load-state-dict") != 0) return args["load-state-dict"].as<std::string>();
   if (args.count("config") == 0) {
     if (const auto gpt2 = llm::downloaded_gpt2("124M")) {
-      llm::load_gpt_weights(model, llm::load_tensors(*gpt2), gpt2->string());
+      llm::load_gpt_weights(*model, llm::load_tensors(*gpt2), gpt2->string());
       return gpt2->string();
     }
   }
@@ -39,8 +39,8 @@ std::pair<torch::Tensor, torch::Tensor> continuations(const cxxopts::ParseResult
                                                       const llm::BpeTokenizer& tokenizer) {
   const auto continue_text = [&](const std::string& text, int64_t new_tokens) {
     const auto ids = llm::text_to_token_ids(tokenizer, text).to(model->device());
-    llm::require_context_length(args, model->config, ids.size(1), fmt::format("'{}'", text));
-    const auto out = llm::generate_text_simple(model, ids, new_tokens, model->config.context_length).cpu();
+    llm::require_context_length(args, model->config.context_length, ids.size(1), fmt::format("'{}'", text));
+    const auto out = llm::generate_text_simple(*model, ids, new_tokens, model->config.context_length).cpu();
     fmt::print("{}\n\n", llm::token_ids_to_text(tokenizer, out));
     return out;
   };
@@ -57,7 +57,7 @@ std::pair<torch::Tensor, torch::Tensor> classify_text(const cxxopts::ParseResult
                                                       const llm::BpeTokenizer& tokenizer) {
   const auto text = args["text"].as<std::string>();
   const auto inputs = llm::text_to_token_ids(tokenizer, text);  // [1, n]
-  llm::require_context_length(args, model->config, inputs.size(1), "--text");
+  llm::require_context_length(args, model->config.context_length, inputs.size(1), "--text");
   fmt::print("Inputs: {}\nInputs dimensions: {}\n", llm::show(inputs), llm::torch_size(inputs));
   torch::Tensor outputs;
   {
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
     }
     const auto trainable = llm::cli::choice_flag(args, "trainable", {"last-block", "head", "all"});
     const auto tokenizer = llm::BpeTokenizer::gpt2();
-    auto model = llm::model_from_flags(args);  // the seed's weights, or --load-state-dict's
+    auto model = llm::gpt_model_from_flags(args);  // the seed's weights, or --load-state-dict's
     const auto weights = load_weights(args, model);
     model->eval();
     if (weights.empty()) {
@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
     // 6.5: freeze, a new head after torch.manual_seed(123), unfreeze the last block.
     const auto all = llm::parameter_count(*model);
     torch::manual_seed(llm::cli::seed(args));
-    llm::make_classifier(model, num_classes, trainable);
+    llm::make_classifier(*model, num_classes, trainable);
     fmt::print("Parameters: {}; trainable: {} (--trainable {}: the head{})\n", llm::thousands(all),
                llm::thousands(llm::trainable_parameter_count(*model)), trainable,
                trainable == "last-block" ? ", the last transformer block and final_norm"

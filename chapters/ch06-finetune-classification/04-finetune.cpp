@@ -44,11 +44,11 @@ llm::NamedTensors before_training(llm::Trainer& trainer, const llm::ClassifyTask
   seeds.before_checks();
   // One statement per pass, in the lesson's order: each pass draws from the generator.
   const auto accuracy = task.accuracy(trainer, 10);
-  const double test_accuracy = task.test_accuracy(trainer.model(), 10);
+  const double test_accuracy = task.test_accuracy(*trainer.model(), 10);
   fmt::print("Training accuracy: {}\nValidation accuracy: {}\nTest accuracy: {}\n", percent(accuracy.train_accuracy),
              percent(accuracy.val_accuracy), percent(test_accuracy));
   const auto loss = [&](const llm::DataLoader& loader) {
-    return llm::calc_loss_loader(trainer.model(), loader, 5, trainer.batch_loss());
+    return llm::calc_loss_loader(*trainer.model(), loader, 5, trainer.batch_loss());
   };
   const double train_loss = loss(trainer.train_loader());
   const double val_loss = loss(trainer.val_loader());
@@ -65,7 +65,7 @@ void after_training(llm::Trainer& trainer, const llm::ClassifyTask& task, const 
   fmt::print("Training completed in {:.2f} minutes.\n", outcome.seconds / 60);
   if (outcome.end == llm::TrainEnd::kStopped) return;
   const auto accuracy = task.accuracy(trainer);
-  const double test_accuracy = task.test_accuracy(trainer.model());
+  const double test_accuracy = task.test_accuracy(*trainer.model());
   fmt::print("Training accuracy: {}\nValidation accuracy: {}\nTest accuracy: {}\n", percent(accuracy.train_accuracy),
              percent(accuracy.val_accuracy), percent(test_accuracy));
 }

@@ -21,7 +21,7 @@
 namespace {
 
 struct Classifier {
-  llm::GPTModel model{nullptr};
+  llm::LanguageModel model{nullptr};
   int64_t max_length = 0;
   llm::ClassToken token = llm::ClassToken::kLast;
   int64_t num_classes = 2;
@@ -53,8 +53,8 @@ Classifier load_classifier(const cxxopts::ParseResult& args) {
     if (c.num_classes < 2) {
       throw llm::cli::BadFlagValue(fmt::format("--num-classes must be at least 2, got {}", c.num_classes));
     }
-    c.model = llm::GPTModel(llm::config_from_flags(args));
-    llm::make_classifier(c.model, c.num_classes, "last-block");
+    c.model = llm::model_config_from_flags(args).make();
+    llm::make_classifier(*c.model, c.num_classes, "last-block");
     llm::load_state_dict(*c.model, llm::load_tensors(path), path);
     c.max_length = 120;  // the lesson's train_dataset.max_length
   } else {
@@ -111,7 +111,7 @@ int main(int argc, char** argv) {
     std::vector<int64_t> labels;
     for (const auto& text : texts) {
       const auto label =
-          llm::classify_review(classifier.model, tokenizer, text, classifier.max_length, classifier.token);
+          llm::classify_review(*classifier.model, tokenizer, text, classifier.max_length, classifier.token);
       labels.push_back(label);
       const bool spam_or_not = classifier.num_classes == 2;  // the lesson's words
       fmt::print("{}\n", spam_or_not ? (label == 1 ? "spam" : "not spam") : fmt::format("class {}", label));

@@ -42,11 +42,11 @@ llm::NamedTensors before_training(llm::Trainer& trainer, const llm::InstructTask
   fmt::print("{}\n\n", llm::format_input(first, task.style()));
   auto& model = trainer.model();
   model->eval();
-  fmt::print("{}\n\n", llm::generate_response(model, trainer.tokenizer(), first, task.style(), 35));
+  fmt::print("{}\n\n", llm::generate_response(*model, trainer.tokenizer(), first, task.style(), 35));
   const llm::LessonSeeds seeds(trainer.config().seed);
   seeds.before_checks();
   const auto loss = [&](const llm::DataLoader& loader) {
-    return llm::calc_loss_loader(model, loader, 5, trainer.batch_loss());
+    return llm::calc_loss_loader(*model, loader, 5, trainer.batch_loss());
   };
   const double train_loss = loss(trainer.train_loader());  // in this order: each pass draws from the generator
   const double val_loss = loss(trainer.val_loader());

@@ -32,7 +32,7 @@ llm::PromptStyle prompt_style(const cxxopts::ParseResult& args) {
 
 // A response for every test entry: the first three printed beside the correct ones,
 // the rest under a progress bar. Ctrl-C stops it with nothing written to `out`.
-void respond_to_all(std::vector<llm::InstructionEntry>& test, llm::GPTModel& model,
+void respond_to_all(std::vector<llm::InstructionEntry>& test, llm::LanguageModelImpl& model,
                     const llm::BpeTokenizer& tokenizer, llm::PromptStyle style, int64_t max_new_tokens,
                     bool show_progress, const std::string& out) {
   const llm::StopOnSignal stop;
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
     model->eval();
     fmt::print("Weights: {}\n", llm::model_source(args));
 
-    respond_to_all(test, model, tokenizer, style, max_new_tokens, show_progress, out);
+    respond_to_all(test, *model, tokenizer, style, max_new_tokens, show_progress, out);
     llm::write_file_atomic(out, llm::instruction_data_json(test));
     const auto& first = test.front();
     fmt::print("{{'instruction': {}, 'input': {}, 'output': {}, 'model_response': {}}}\n",

@@ -9,7 +9,7 @@
 
 #include "fuzz.h"
 #include "llm/io/csv.h"
-#include "llm/text/classification_data.h"
+#include "llm/text/labelled_examples.h"
 #include "llm/util/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

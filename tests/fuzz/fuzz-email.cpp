@@ -1,7 +1,8 @@
-// A raw e-mail, byte for byte (spam_assassin_text, the offline stand-in for lesson
-// 6.2's SMS). Any bytes are some e-mail: it must return, never throw, and give one
-// line of well-formed UTF-8 of at most kSpamAssassinTextBytes bytes, with no control
-// characters, no space at either end and no two spaces in a row.
+// A raw e-mail, byte for byte (io/mail.h's mail_text through spam_assassin_text, the
+// offline stand-in for lesson 6.2's SMS). Any bytes are some e-mail: it must return,
+// never throw, and give one line of well-formed UTF-8 of at most
+// kSpamAssassinTextBytes bytes, with no control characters, no space at either end and
+// no two spaces in a row.
 #include <string>
 
 #include "fuzz.h"

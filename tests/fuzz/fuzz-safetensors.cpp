@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     micro.vocab_size = 10, micro.context_length = 4, micro.emb_dim = 4, micro.n_heads = 2, micro.n_layers = 2;
     micro.qkv_bias = true;
     llm::GPTModel model(micro);
-    llm::load_gpt_weights(model, tensors, source);
+    llm::load_gpt_weights(*model, tensors, source);
   } catch (const llm::Error&) {
   }
   return 0;

@@ -14,7 +14,7 @@ namespace llm::fuzz {
 
 /// Whether a model of `config` is small enough to build for every input (the fuzzer
 /// caps its memory; a checkpoint of a big model is read no differently).
-inline bool small(const GPTConfig& c) {
+inline bool small(const ModelShape& c) {
   const double d = static_cast<double>(c.emb_dim);
   const double parameters = static_cast<double>(c.vocab_size + c.context_length) * d * 2 + 13.0 * d * d * c.n_layers;
   return parameters < 1e6;
@@ -24,10 +24,10 @@ inline void load_as_checkpoint(const NamedTensors& checkpoint, const std::string
   check_checkpoint_format(checkpoint, source);
   const auto model_config = checkpoint_model_config(checkpoint, source);
   checkpoint_train_config(checkpoint, source);
-  if (!small(model_config)) return;
-  GPTModel model(model_config);
+  if (!small(model_config.shape())) return;
+  auto model = model_config.make();
   torch::optim::AdamW optimizer(model->parameters());
-  restore_checkpoint(checkpoint, source, model, optimizer);
+  restore_checkpoint(checkpoint, source, *model, optimizer);
 }
 
 }  // namespace llm::fuzz

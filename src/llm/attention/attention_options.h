@@ -22,9 +22,8 @@ struct AttentionOptions {
   TORCH_ARG(int64_t, context_length) = 1024;
   /// Query heads.
   TORCH_ARG(int64_t, num_heads) = 1;
-  /// Key/value heads of MultiHeadAttention; each serves num_heads / num_kv_groups
-  /// query heads (grouped-query attention, in the course's layout). 0 means plain
-  /// multi-head attention, in lesson 3.6's layout.
+  /// Key/value heads of GroupedQueryAttention; each serves num_heads / num_kv_groups
+  /// query heads. 0 means one per query head (MultiHeadAttention takes only 0).
   TORCH_ARG(int64_t, num_kv_groups) = 0;
   /// Probability of zeroing an attention weight while training.
   TORCH_ARG(double, dropout) = 0.0;

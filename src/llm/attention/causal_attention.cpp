@@ -23,7 +23,7 @@ torch::Tensor CausalAttentionImpl::forward(const torch::Tensor& x) {
   const auto keys = W_key(x);       // [b, t, d_out]
   const auto queries = W_query(x);  // [b, t, d_out]
   const auto values = W_value(x);   // [b, t, d_out]
-  return causal_attention(queries, keys, values, mask, dropout, &last_weights);
+  return causal_attention(queries, keys, values, mask, dropout, record_weights ? &recorded_weights : nullptr);
 }
 
 MultiAttentionStackingImpl::MultiAttentionStackingImpl(const AttentionOptions& o) {

@@ -16,8 +16,10 @@ struct CausalAttentionImpl : torch::nn::Module {
   torch::nn::Linear W_query{nullptr}, W_key{nullptr}, W_value{nullptr};
   torch::nn::Dropout dropout{nullptr};
   torch::Tensor mask;  // [context_length, context_length]
-  /// The attention weights of the last forward pass, before dropout.
-  torch::Tensor last_weights;
+  /// As MultiHeadAttention's: when set, forward() keeps its attention weights in
+  /// recorded_weights, [b, t, t], after the softmax and before dropout.
+  bool record_weights = false;
+  torch::Tensor recorded_weights;
 };
 TORCH_MODULE(CausalAttention);
 

@@ -1,6 +1,7 @@
 #include "llm/attention/multi_head_attention.h"
 
 #include "llm/attention/scaled_dot_product.h"
+#include "llm/util/error.h"
 
 namespace llm {
 namespace {
@@ -14,40 +15,49 @@ torch::Tensor for_query_heads(const torch::Tensor& kv, int64_t h) {
 
 }  // namespace
 
-MultiHeadAttentionImpl::MultiHeadAttentionImpl(const AttentionOptions& o) : options(o) {
-  check_attention_options(o, "MultiHeadAttention", /*heads=*/true, /*groups=*/true);
-  const int64_t kv_width = o.kv_heads() * (o.d_out() / o.num_heads());
-  const auto projection = [&](const char* name, int64_t in, int64_t out, bool bias) {
-    return register_module(name, Linear(in, out, bias));
-  };
-  // Each layout is its lesson's, down to the order in which the projections draw their
-  // initial weights, so that the same seed gives the lesson's weights.
-  if (o.num_kv_groups() == 0) {
-    // Lesson 3.6.2: W_query, W_key, W_value, out_proj with a bias, the mask a buffer.
-    W_query = projection("W_query", o.d_in(), o.d_out(), o.qkv_bias());
-    W_key = projection("W_key", o.d_in(), kv_width, o.qkv_bias());
-    W_value = projection("W_value", o.d_in(), kv_width, o.qkv_bias());
-    out_proj = projection("out_proj", o.d_out(), o.d_out(), /*bias=*/true);
-    mask = register_buffer("mask", causal_mask(o.context_length()));
-  } else {
-    // The course's GroupedQueryAttention (ch04/04_gqa): W_key, W_value, W_query,
-    // out_proj without a bias, and no mask in the state dict (mask_for makes it).
-    W_key = projection("W_key", o.d_in(), kv_width, o.qkv_bias());
-    W_value = projection("W_value", o.d_in(), kv_width, o.qkv_bias());
-    W_query = projection("W_query", o.d_in(), o.d_out(), o.qkv_bias());
-    out_proj = projection("out_proj", o.d_out(), o.d_out(), /*bias=*/false);
+AttentionHeadsImpl::AttentionHeadsImpl(const AttentionOptions& o, int64_t kv, const char* module)
+    : options(o), kv_heads(kv), module_(module) {}
+
+int64_t AttentionHeadsImpl::kv_width() const { return kv_heads * (options.d_out() / options.num_heads()); }
+
+Linear AttentionHeadsImpl::projection(const char* name, int64_t in, int64_t out, bool bias) {
+  return register_module(name, Linear(in, out, bias));
+}
+
+// Each layout is its lesson's, down to the order in which the projections draw their
+// initial weights, so that the same seed gives the lesson's weights.
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(const AttentionOptions& o)
+    : AttentionHeadsImpl(o, o.num_heads(), "MultiHeadAttention") {
+  check_attention_options(o, "MultiHeadAttention", /*heads=*/true, /*groups=*/false);
+  if (o.num_kv_groups() != 0) {
+    throw Error("MultiHeadAttention: num_kv_groups is grouped-query attention's (GroupedQueryAttention)");
   }
+  W_query = projection("W_query", o.d_in(), o.d_out(), o.qkv_bias());
+  W_key = projection("W_key", o.d_in(), kv_width(), o.qkv_bias());
+  W_value = projection("W_value", o.d_in(), kv_width(), o.qkv_bias());
+  out_proj = projection("out_proj", o.d_out(), o.d_out(), /*bias=*/true);
+  dropout = register_module("dropout", torch::nn::Dropout(o.dropout()));
+  mask = register_buffer("mask", causal_mask(o.context_length()));
+}
+
+GroupedQueryAttentionImpl::GroupedQueryAttentionImpl(const AttentionOptions& o)
+    : AttentionHeadsImpl(o, o.kv_heads(), "GroupedQueryAttention") {
+  check_attention_options(o, "GroupedQueryAttention", /*heads=*/true, /*groups=*/true);
+  W_key = projection("W_key", o.d_in(), kv_width(), o.qkv_bias());
+  W_value = projection("W_value", o.d_in(), kv_width(), o.qkv_bias());
+  W_query = projection("W_query", o.d_in(), o.d_out(), o.qkv_bias());
+  out_proj = projection("out_proj", o.d_out(), o.d_out(), /*bias=*/false);
   dropout = register_module("dropout", torch::nn::Dropout(o.dropout()));
 }
 
-const torch::Tensor& MultiHeadAttentionImpl::mask_for(const torch::Tensor& x) {
+const torch::Tensor& AttentionHeadsImpl::mask_for(const torch::Tensor& x) {
   if (!mask.defined() || mask.device() != x.device()) mask = causal_mask(options.context_length()).to(x.device());
   return mask;
 }
 
-torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
-  check_attention_input(x, options.d_in(), options.context_length(), "MultiHeadAttention");
-  const int64_t h = options.num_heads(), g = options.kv_heads();
+torch::Tensor AttentionHeadsImpl::forward(const torch::Tensor& x) {
+  check_attention_input(x, options.d_in(), options.context_length(), module_);
+  const int64_t h = options.num_heads(), g = kv_heads;
   const auto keys = for_query_heads(split_heads(W_key(x), g), h);      // [b, h, t, hd]
   const auto queries = split_heads(W_query(x), h);                     // [b, h, t, hd]
   const auto values = for_query_heads(split_heads(W_value(x), g), h);  // [b, h, t, hd]
@@ -56,9 +66,9 @@ torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
   return out_proj(merge_heads(context));  // [b, t, d_out]
 }
 
-torch::Tensor MultiHeadAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
-  check_cached_input(x, cache, options.d_in(), options.context_length(), "MultiHeadAttention");
-  const int64_t h = options.num_heads(), g = options.kv_heads();
+torch::Tensor AttentionHeadsImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
+  check_cached_input(x, cache, options.d_in(), options.context_length(), module_);
+  const int64_t h = options.num_heads(), g = kv_heads;
   // forward_matvec(): one token at a time is a matrix-vector product.
   const auto queries = split_heads(W_query->forward_matvec(x), h);  // [b, h, t, hd]
   const auto [keys, values] = cache.append(split_heads(W_key->forward_matvec(x), g),

@@ -1,6 +1,7 @@
 #include "llm/attention/simplified.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "llm/util/error.h"
 
@@ -21,6 +22,15 @@ torch::Tensor journey_inputs() {
                         {0.22, 0.58, 0.33},    // with
                         {0.77, 0.25, 0.10},    // one
                         {0.05, 0.80, 0.55}});  // step
+}
+
+torch::Tensor attention_input(torch::IntArrayRef shape) {
+  for (const int64_t size : shape) {
+    if (size <= 0) throw Error(fmt::format("input sizes must be positive, got [{}]", fmt::join(shape, ", ")));
+  }
+  const int64_t n = static_cast<int64_t>(shape.size());
+  if (n >= 2 && shape[n - 2] == 6 && shape[n - 1] == 3) return journey_inputs().expand(shape).clone().requires_grad_();
+  return torch::rand(shape).requires_grad_();
 }
 
 }  // namespace llm

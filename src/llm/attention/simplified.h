@@ -17,4 +17,10 @@ SimplifiedAttention simplified_self_attention(const torch::Tensor& inputs);
 /// The lesson's embedded sentence "Your journey starts with one step", [6, 3].
 torch::Tensor journey_inputs();
 
+/// An input of `shape` ([tokens, d_in] or [batch, tokens, d_in]) that requires grad:
+/// the lesson's "Your journey starts with one step" (repeated over the batch) when
+/// tokens is 6 and d_in 3, else torch.rand, drawn from the global generator as the
+/// reference scripts draw it.
+torch::Tensor attention_input(torch::IntArrayRef shape);
+
 }  // namespace llm

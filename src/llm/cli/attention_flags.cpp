@@ -13,7 +13,6 @@ void add_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults&
   options.add_options("Sizes")("d-in", "Width of each input vector", value(d.d_in))(
       "d-out", "Width of the output (per head for stacked heads)", value(d.d_out))(
       "num-heads", "Attention heads", value(d.num_heads))(
-      "num-kv-groups", "Key/value heads of grouped-query attention (0: one per query head)", value(d.num_kv_groups))(
       "context-length", "Tokens per input (and the mask's size)", value(d.context_length))(
       "dropout", "Dropout on the attention weights (training mode)", value(d.dropout))(
       "batch", "Inputs per batch", value(d.batch))(
@@ -25,17 +24,12 @@ AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_
   const auto d_in = cli::positive_flag(args, "d-in"), d_out = cli::positive_flag(args, "d-out");
   const auto heads = cli::positive_flag(args, "num-heads"), context = cli::positive_flag(args, "context-length");
   const auto batch = cli::positive_flag(args, "batch");
-  const auto groups = args["num-kv-groups"].as<int64_t>();
-  if (groups < 0) throw cli::BadFlagValue(fmt::format("--num-kv-groups must be 0 (one per head) or more, got {}", groups));
   const auto dropout = args["dropout"].as<double>();
   if (!(dropout >= 0.0 && dropout < 1.0)) {
     throw cli::BadFlagValue(fmt::format("--dropout must be in [0, 1), got {}", dropout));
   }
   if (split_heads && d_out % heads != 0) {
     throw cli::BadFlagValue(fmt::format("--num-heads ({}) must divide --d-out ({})", heads, d_out));
-  }
-  if (split_heads && groups > 0 && heads % groups != 0) {
-    throw cli::BadFlagValue(fmt::format("--num-kv-groups ({}) must divide --num-heads ({})", groups, heads));
   }
   // The weights, the inputs, the attention weights of every head and a few
   // intermediates of their sizes, in float32: sizes that cannot fit are refused here,
@@ -52,9 +46,25 @@ AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_
   return AttentionOptions(d_in, d_out)
       .context_length(context)
       .num_heads(heads)
-      .num_kv_groups(groups)
       .dropout(dropout)
       .qkv_bias(args["qkv-bias"].as<bool>());
+}
+
+void add_grouped_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults& d) {
+  add_attention_flags(options, d);
+  options.add_options("Sizes")("num-kv-groups", "Key/value heads (0: one per query head)",
+                               cxxopts::value<int64_t>()->default_value(std::to_string(d.num_kv_groups)));
+}
+
+AttentionOptions grouped_attention_options(const cxxopts::ParseResult& args) {
+  const auto groups = args["num-kv-groups"].as<int64_t>();
+  if (groups < 0) throw cli::BadFlagValue(fmt::format("--num-kv-groups must be 0 (one per head) or more, got {}", groups));
+  auto options = attention_options(args, /*split_heads=*/true);
+  if (groups > 0 && options.num_heads() % groups != 0) {
+    throw cli::BadFlagValue(
+        fmt::format("--num-kv-groups ({}) must divide --num-heads ({})", groups, options.num_heads()));
+  }
+  return options.num_kv_groups(groups);
 }
 
 }  // namespace llm

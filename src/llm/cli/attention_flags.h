@@ -15,13 +15,17 @@ struct AttentionFlagDefaults {
   double dropout = 0.0;
 };
 
-/// --d-in --d-out --num-heads --num-kv-groups --context-length --dropout --batch --qkv-bias
+/// --d-in --d-out --num-heads --context-length --dropout --batch --qkv-bias
 void add_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults& defaults = {});
+/// Those and --num-kv-groups, for grouped-query attention.
+void add_grouped_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults& defaults);
 
-/// Those flags as AttentionOptions. A size below 1 (--num-kv-groups: below 0) or a
-/// dropout outside [0, 1) is a cli::BadFlagValue naming the flag (exit 2); so is, with
-/// `split_heads` (one projection split into heads), a --num-heads that does not divide
-/// --d-out or a --num-kv-groups that does not divide --num-heads.
+/// Those flags as AttentionOptions. A size below 1 or a dropout outside [0, 1) is a
+/// cli::BadFlagValue naming the flag (exit 2); so is, with `split_heads` (one
+/// projection split into heads), a --num-heads that does not divide --d-out.
 AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_heads = false);
+/// The flags of add_grouped_attention_flags, heads split; also a --num-kv-groups below
+/// 0 or not dividing --num-heads is a cli::BadFlagValue.
+AttentionOptions grouped_attention_options(const cxxopts::ParseResult& args);
 
 }  // namespace llm

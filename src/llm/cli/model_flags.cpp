@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "llm/io/state_dict.h"
-#include "llm/model/gpt_weights.h"
 #include "llm/reference/recording.h"
 #include "llm/cli/cli.h"
 #include "llm/util/error.h"
@@ -31,14 +30,18 @@ void add_model_flags(cxxopts::Options& options, const std::string& default_confi
 
 GPTConfig config_from_flags(const cxxopts::ParseResult& args) { return load_gpt_config(args["config"].as<std::string>()); }
 
-void require_context_length(const cxxopts::ParseResult& args, const GPTConfig& config, int64_t tokens,
+ModelConfig model_config_from_flags(const cxxopts::ParseResult& args) {
+  return ModelConfig::load(args["config"].as<std::string>());
+}
+
+void require_context_length(const cxxopts::ParseResult& args, int64_t context_length, int64_t tokens,
                             std::string_view input) {
-  if (config.context_length >= tokens) return;
+  if (context_length >= tokens) return;
   const auto source = args.count("checkpoint") != 0
                           ? fmt::format("checkpoint '{}'", args["checkpoint"].as<std::string>())
                           : fmt::format("config '{}'", args["config"].as<std::string>());
   throw Error(fmt::format("{}: context_length {} is shorter than {} ({} tokens); expected at least {}", source,
-                          config.context_length, input, tokens, tokens));
+                          context_length, input, tokens, tokens));
 }
 
 std::optional<std::filesystem::path> downloaded_gpt2(std::string_view size) {
@@ -60,19 +63,34 @@ std::optional<std::filesystem::path> downloaded_gpt2(std::string_view size) {
   return std::nullopt;
 }
 
-GPTModel model_from_flags(const cxxopts::ParseResult& args) {
-  GPTModel model(config_from_flags(args));
+namespace {
+
+// --load-state-dict's weights, when given, then the model onto --device.
+void load_weights_from_flags(const cxxopts::ParseResult& args, LanguageModelImpl& model) {
   if (args.count("load-state-dict") != 0) {
     const auto path = args["load-state-dict"].as<std::string>();
-    load_gpt_weights(model, load_tensors(path), path);
+    model.load_weights(load_tensors(path), path);
   }
-  model->to(cli::device(args));
+  model.to(cli::device(args));
+}
+
+}  // namespace
+
+LanguageModel model_from_flags(const cxxopts::ParseResult& args) {
+  auto model = model_config_from_flags(args).make();
+  load_weights_from_flags(args, *model);
   return model;
 }
 
-void save_weights_flags(const cxxopts::ParseResult& args, const GPTModel& model) {
-  if (args.count("save-state-dict") != 0) save_tensors(args["save-state-dict"].as<std::string>(), state_dict(*model));
-  if (args.count("save-safetensors") != 0) save_hf_gpt2(args["save-safetensors"].as<std::string>(), model);
+GPTModel gpt_model_from_flags(const cxxopts::ParseResult& args) {
+  GPTModel model(config_from_flags(args));
+  load_weights_from_flags(args, *model);
+  return model;
+}
+
+void save_weights_flags(const cxxopts::ParseResult& args, const LanguageModelImpl& model) {
+  if (args.count("save-state-dict") != 0) save_tensors(args["save-state-dict"].as<std::string>(), state_dict(model));
+  if (args.count("save-safetensors") != 0) save_hugging_face(args["save-safetensors"].as<std::string>(), model);
 }
 
 void add_sampling_flags(cxxopts::Options& options, const std::string& default_prompt, int64_t default_max_new_tokens,
@@ -101,7 +119,7 @@ SamplingOptions sampling_from_flags(const cxxopts::ParseResult& args) {
   return options;
 }
 
-torch::Tensor generate_from_flags(const cxxopts::ParseResult& args, GPTModel& model, const torch::Tensor& prompt,
+torch::Tensor generate_from_flags(const cxxopts::ParseResult& args, LanguageModelImpl& model, const torch::Tensor& prompt,
                                   const SamplingOptions& sampling) {
   const uint64_t seed = cli::seed(args);
   torch::manual_seed(seed);

@@ -10,6 +10,8 @@
 
 #include "llm/model/generate.h"
 #include "llm/model/gpt_model.h"
+#include "llm/model/language_model.h"
+#include "llm/model/model_config.h"
 
 namespace llm {
 
@@ -24,22 +26,30 @@ void add_config_flag(cxxopts::Options& options, const std::string& default_confi
 /// --config, plus --load-state-dict FILE, --save-state-dict FILE and --save-safetensors FILE.
 void add_model_flags(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");
 
+/// --config as the lesson's GPT config (the chapter-4 steps build its parts).
 GPTConfig config_from_flags(const cxxopts::ParseResult& args);
+
+/// --config as a model config of any family.
+ModelConfig model_config_from_flags(const cxxopts::ParseResult& args);
 
 /// Throws llm::Error, naming the config file (or the checkpoint) the model's config
 /// came from, when its context_length is shorter than a lesson's fixed input of
 /// `tokens` tokens, described by `input`.
-void require_context_length(const cxxopts::ParseResult& args, const GPTConfig& config, int64_t tokens,
+void require_context_length(const cxxopts::ParseResult& args, int64_t context_length, int64_t tokens,
                             std::string_view input);
 
-/// The GPT of --config, seeded by --seed, with the weights of --load-state-dict when
-/// given (any file load_gpt_weights takes).
-GPTModel model_from_flags(const cxxopts::ParseResult& args);
+/// The model of --config (any family), drawn after --seed, with the weights of
+/// --load-state-dict when given (any file its family's load_weights takes), on --device.
+LanguageModel model_from_flags(const cxxopts::ParseResult& args);
+
+/// The same for the lesson steps that take the GPT apart (4.6, 4.7, 6.3): the GPT of
+/// --config.
+GPTModel gpt_model_from_flags(const cxxopts::ParseResult& args);
 
 /// Writes the model's state dict to --save-state-dict, when given: a file that
-/// PyTorch's GPTModel.load_state_dict(torch.load(FILE)) accepts with strict=True; and
-/// its weights in Hugging Face's GPT-2 layout to --save-safetensors (save_hf_gpt2).
-void save_weights_flags(const cxxopts::ParseResult& args, const GPTModel& model);
+/// PyTorch's load_state_dict(torch.load(FILE)) accepts with strict=True; and its
+/// weights in Hugging Face's layout to --save-safetensors (save_hugging_face).
+void save_weights_flags(const cxxopts::ParseResult& args, const LanguageModelImpl& model);
 
 /// --prompt, --max-new-tokens, --temperature, --top-k and --eos-id, with these defaults.
 void add_sampling_flags(cxxopts::Options& options, const std::string& default_prompt = "Every effort moves you",
@@ -51,7 +61,7 @@ SamplingOptions sampling_from_flags(const cxxopts::ParseResult& args);
 /// generate() as the lesson calls it: the global generator seeded with --seed right
 /// before, so that the same weights, prompt and seed give the lesson's text; then what
 /// --save-outputs records (record_sampling), when given. Returns prompt and new ids.
-torch::Tensor generate_from_flags(const cxxopts::ParseResult& args, GPTModel& model, const torch::Tensor& prompt,
+torch::Tensor generate_from_flags(const cxxopts::ParseResult& args, LanguageModelImpl& model, const torch::Tensor& prompt,
                                   const SamplingOptions& sampling);
 
 }  // namespace llm

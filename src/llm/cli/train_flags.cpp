@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "llm/io/state_dict.h"
-#include "llm/model/gpt_config.h"
+#include "llm/model/model_config.h"
 #include "llm/cli/cli.h"
 #include "llm/cli/model_flags.h"
 #include "llm/train/checkpoint.h"
@@ -138,7 +138,7 @@ TrainingRun new_run(const cxxopts::ParseResult& args) {
   TrainingRun run;
   run.config = load_train_config(args["train-config"].as<std::string>());
   apply_train_flags(run.config, args);
-  run.model_config = load_gpt_config(model_config_path(run.config));
+  run.model_config = ModelConfig::load(model_config_path(run.config));
   if (args.count("load-state-dict") != 0) {
     run.initial_weights_path = args["load-state-dict"].as<std::string>();
     run.initial_weights = load_tensors(run.initial_weights_path);
@@ -196,7 +196,7 @@ PromptStyle prompt_style_flag(const cxxopts::ParseResult& args) {
   return parse_prompt_style(cli::choice_flag(args, "prompt-style", {"alpaca", "phi3"}));
 }
 
-GPTModel trained_model_from_flags(const cxxopts::ParseResult& args) {
+LanguageModel trained_model_from_flags(const cxxopts::ParseResult& args) {
   if (args.count("checkpoint") == 0) return model_from_flags(args);
   if (args.count("config") != 0 || args.count("load-state-dict") != 0) {
     throw cli::BadFlagValue("--checkpoint holds its own config and weights; leave out --config and --load-state-dict");

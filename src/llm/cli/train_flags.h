@@ -55,7 +55,7 @@ void add_trained_model_flags(cxxopts::Options& options, const std::string& defau
 
 /// The model of --checkpoint (its config and weights), else that of the model flags
 /// (an untrained one unless --load-state-dict is given).
-GPTModel trained_model_from_flags(const cxxopts::ParseResult& args);
+LanguageModel trained_model_from_flags(const cxxopts::ParseResult& args);
 
 /// Where that model's weights come from, for the output: "the checkpoint 'X'", "the
 /// state dict 'X'", or "none: an untrained model, random weights of --seed N".

@@ -12,7 +12,7 @@
 #include "llm/io/tensor_archive.h"
 #include "llm/model/classifier.h"
 #include "llm/util/files.h"
-#include "llm/util/linear.h"
+#include "llm/nn/linear.h"
 #include "llm/util/interrupt.h"
 #include "llm/util/process.h"
 #include "llm/util/show.h"
@@ -41,7 +41,7 @@ void print_finetuned_model(const Trainer& trainer, const TrainingRun& run, const
              config.uses_lora()
                  ? fmt::format("LoRA of rank {} and alpha {} on every Linear", config.lora_rank, config.lora_alpha)
                  : trainable,
-             model->config.n_layers, model->config.emb_dim, model->config.context_length);
+             model->shape().n_layers, model->shape().emb_dim, model->shape().context_length);
 }
 
 void save_finetuned_state_dict(const cxxopts::ParseResult& args, const Trainer& trainer, const std::string& label) {

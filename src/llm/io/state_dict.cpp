@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "llm/util/error.h"
-#include "llm/util/linear.h"
+#include "llm/nn/linear.h"
 
 namespace llm {
 

@@ -11,47 +11,19 @@
 
 namespace llm {
 
-torch::Tensor attention_weights(GPTModel& model, const torch::Tensor& ids) {
-  std::vector<MultiHeadAttention> attentions;
-  for (size_t i = 0; i < model->trf_blocks->size(); ++i) {
-    attentions.push_back(model->trf_blocks[i]->as<TransformerBlock>()->att);
-  }
-  // Restores the mode and switches recording off again, however the forward ends.
-  struct Restore {
-    GPTModel& model;
-    std::vector<MultiHeadAttention>& attentions;
-    bool was_training;
-    ~Restore() {
-      for (auto& att : attentions) {
-        att->record_weights = false;
-        att->recorded_weights = torch::Tensor();
-      }
-      model->train(was_training);
-    }
-  } restore{model, attentions, model->is_training()};
-
-  torch::NoGradGuard no_grad;
-  model->eval();
-  for (auto& att : attentions) att->record_weights = true;
-  model->forward(ids.to(model->device()));
-  std::vector<torch::Tensor> layers;
-  for (const auto& att : attentions) layers.push_back(att->recorded_weights[0].to(torch::kCPU, torch::kFloat));
-  return torch::stack(layers);  // [n_layers, n_heads, t, t]
-}
-
-AttentionMaps record_attention_maps(GPTModel& model, const BpeTokenizer& tokenizer, const std::string& prompt,
+AttentionMaps record_attention_maps(LanguageModelImpl& model, const BpeTokenizer& tokenizer, const std::string& prompt,
                                     std::string model_label) {
   AttentionMaps maps;
   maps.ids = tokenizer.encode(prompt, {"<|endoftext|>"});
   if (maps.ids.empty()) throw Error("the prompt is empty: give one with --prompt");
-  const int64_t context = model->config.context_length;
+  const auto shape = model.shape();
+  const int64_t context = shape.context_length;
   if (static_cast<int64_t>(maps.ids.size()) > context) {
     throw Error(fmt::format("the prompt has {} tokens, more than the model's context of {}", maps.ids.size(), context));
   }
   for (const auto id : maps.ids) maps.tokens.push_back(utf8_replace_invalid(tokenizer.token_bytes(id)));
-  maps.weights = attention_weights(model, torch::tensor(maps.ids, torch::kLong).unsqueeze(0));
-  maps.kv_groups = model->config.attention == "gqa" && model->config.n_kv_groups > 0 ? model->config.n_kv_groups
-                                                                                       : model->config.n_heads;
+  maps.weights = model.attention_weights(torch::tensor(maps.ids, torch::kLong).unsqueeze(0));
+  maps.kv_groups = shape.kv_heads;
   maps.model = std::move(model_label);
   return maps;
 }

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "llm/model/gpt_model.h"
+#include "llm/model/language_model.h"
 #include "llm/text/bpe_tokenizer.h"
 
 namespace llm {
@@ -26,15 +26,9 @@ struct AttentionMaps {
   int64_t kv_group(int64_t head) const { return head / (heads() / kv_groups); }
 };
 
-/// The attention weights of `ids` [1, t]: one forward pass in eval mode, without
-/// gradients, with each block's attention recording (MultiHeadAttentionImpl::
-/// record_weights); [n_layers, n_heads, t, t] after the softmax and before dropout, as
-/// the lesson's attn_weights. The model's mode and its blocks' recording are restored.
-torch::Tensor attention_weights(GPTModel& model, const torch::Tensor& ids);
-
 /// `prompt`'s tokens and attention weights under `model`. An empty prompt, or one
 /// longer than the context, is an llm::Error.
-AttentionMaps record_attention_maps(GPTModel& model, const BpeTokenizer& tokenizer, const std::string& prompt,
+AttentionMaps record_attention_maps(LanguageModelImpl& model, const BpeTokenizer& tokenizer, const std::string& prompt,
                                     std::string model_label);
 
 /// What one head does with its weights [t, t], over the tokens that have a choice

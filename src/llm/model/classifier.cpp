@@ -12,21 +12,20 @@ ClassToken parse_class_token(std::string_view name) {
   throw Error(fmt::format("class_token must be \"last\" or \"first\", got \"{}\"", name));
 }
 
-void make_classifier(GPTModel& model, int64_t num_classes, std::string_view trainable) {
+void make_classifier(LanguageModelImpl& model, int64_t num_classes, std::string_view trainable) {
   if (trainable != "last-block" && trainable != "head" && trainable != "all") {
     throw Error(fmt::format("trainable must be \"last-block\", \"head\" or \"all\", got \"{}\"", trainable));
   }
   if (num_classes < 2) throw Error(fmt::format("a classifier needs at least 2 classes, got {}", num_classes));
-  for (auto& parameter : model->parameters()) parameter.set_requires_grad(trainable == "all");
-  const auto device = model->device();
-  model->out_head = model->replace_module(
-      "out_head", Linear(model->config.emb_dim, num_classes));  // trains
-  model->out_head->to(device);
+  for (auto& parameter : model.parameters()) parameter.set_requires_grad(trainable == "all");
+  const auto device = model.device();
+  Linear head(model.shape().emb_dim, num_classes);  // trains
+  head->to(device);
+  model.replace_head(head);
   if (trainable == "last-block") {
-    for (auto& parameter : model->trf_blocks[model->trf_blocks->size() - 1]->parameters()) {
-      parameter.set_requires_grad(true);
+    for (const auto& module : model.last_block_and_final_norm()) {
+      for (auto& parameter : module->parameters()) parameter.set_requires_grad(true);
     }
-    for (auto& parameter : model->final_norm->parameters()) parameter.set_requires_grad(true);
   }
 }
 
@@ -38,23 +37,22 @@ int64_t trainable_parameter_count(const torch::nn::Module& module) {
   return count;
 }
 
-torch::Tensor class_logits(GPTModel& model, const torch::Tensor& ids, ClassToken token) {
-  const auto hidden = model->forward_hidden(ids);                          // [b, t, emb_dim]
+torch::Tensor class_logits(LanguageModelImpl& model, const torch::Tensor& ids, ClassToken token) {
+  const auto hidden = model.forward_hidden(ids);                          // [b, t, emb_dim]
   const auto at = hidden.select(1, token == ClassToken::kLast ? -1 : 0);  // [b, emb_dim]
-  return model->out_head(at);                                             // [b, num_classes]
+  return model.head()(at);                                                // [b, num_classes]
 }
 
-int64_t classify_review(GPTModel& model, const BpeTokenizer& tokenizer, std::string_view text, int64_t max_length,
+int64_t classify_review(LanguageModelImpl& model, const BpeTokenizer& tokenizer, std::string_view text, int64_t max_length,
                         ClassToken token, int64_t pad_token_id) {
-  if (max_length < 1 || max_length > model->config.context_length) {
-    throw Error(fmt::format("max_length ({}) must be in 1..{}, the model's context_length", max_length,
-                            model->config.context_length));
+  if (const int64_t context = model.shape().context_length; max_length < 1 || max_length > context) {
+    throw Error(fmt::format("max_length ({}) must be in 1..{}, the model's context_length", max_length, context));
   }
   auto ids = tokenizer.encode(text);
   ids.resize(static_cast<size_t>(max_length), pad_token_id);  // cut, or padded
-  model->eval();
+  model.eval();
   torch::NoGradGuard no_grad;
-  const auto input = torch::tensor(ids, torch::kLong).unsqueeze(0).to(model->device());  // [1, max_length]
+  const auto input = torch::tensor(ids, torch::kLong).unsqueeze(0).to(model.device());  // [1, max_length]
   return class_logits(model, input, token).argmax(-1).item<int64_t>();
 }
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "llm/model/gpt_model.h"
+#include "llm/model/language_model.h"
 #include "llm/text/bpe_tokenizer.h"
 
 namespace llm {
@@ -24,20 +24,20 @@ ClassToken parse_class_token(std::string_view name);
 /// trains again: "last-block" (the last transformer block and final_norm, the
 /// lesson's choice), "head" (nothing more) or "all" (exercise 6.3). The head trains in
 /// every case.
-void make_classifier(GPTModel& model, int64_t num_classes, std::string_view trainable);
+void make_classifier(LanguageModelImpl& model, int64_t num_classes, std::string_view trainable);
 
 /// The parameters that train (requires_grad), as the lesson counts them.
 int64_t trainable_parameter_count(const torch::nn::Module& module);
 
 /// The class logits [b, num_classes] of token ids [b, t]: the lesson's
 /// model(ids)[:, -1, :], with out_head applied to that one position only.
-torch::Tensor class_logits(GPTModel& model, const torch::Tensor& ids, ClassToken token = ClassToken::kLast);
+torch::Tensor class_logits(LanguageModelImpl& model, const torch::Tensor& ids, ClassToken token = ClassToken::kLast);
 
 /// Lesson 6.8's classify_review: the text's ids cut to max_length, padded with
 /// pad_token_id to max_length (the length the classifier was trained on), and the class
 /// of the largest logit, in eval mode without autograd. A max_length beyond the
 /// model's context_length is an llm::Error.
-int64_t classify_review(GPTModel& model, const BpeTokenizer& tokenizer, std::string_view text, int64_t max_length,
+int64_t classify_review(LanguageModelImpl& model, const BpeTokenizer& tokenizer, std::string_view text, int64_t max_length,
                         ClassToken token = ClassToken::kLast, int64_t pad_token_id = 50256);
 
 }  // namespace llm

@@ -32,10 +32,10 @@ std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor
       tokenizer.decode(std::vector<int64_t>(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel())));
 }
 
-torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size) {
+torch::Tensor generate_text_simple(LanguageModelImpl& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size) {
   check_prompt(idx);
   const auto caller_device = idx.device();
-  idx = idx.to(model->device());
+  idx = idx.to(model.device());
   if (max_new_tokens < 0) throw Error(fmt::format("generate: max_new_tokens must be >= 0, got {}", max_new_tokens));
   if (context_size <= 0) throw Error(fmt::format("generate: context_size must be positive, got {}", context_size));
   torch::NoGradGuard no_grad;
@@ -43,7 +43,7 @@ torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t m
   // caller gets the tokens so far and can save its work.
   for (int64_t i = 0; i < max_new_tokens && !StopOnSignal::requested(); ++i) {
     const auto context = idx.slice(1, std::max<int64_t>(0, idx.size(1) - context_size));  // [b, <= context_size]
-    const auto logits = model->forward(context).select(1, -1);                              // [b, vocab_size]
+    const auto logits = model.forward(context).select(1, -1);                              // [b, vocab_size]
     const auto next = torch::softmax(logits, -1).argmax(-1, /*keepdim=*/true);              // [b, 1]
     idx = torch::cat({idx, next}, 1);                                                       // [b, t + 1]
   }
@@ -64,33 +64,33 @@ void SamplingOptions::validate() const {
   if (top_k_ < 0) throw Error(fmt::format("top_k must be >= 0, got {}", top_k_));
 }
 
-torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions& options) {
+torch::Tensor generate(LanguageModelImpl& model, torch::Tensor idx, const SamplingOptions& options) {
   check_prompt(idx);
   const auto caller_device = idx.device();
-  idx = idx.to(model->device());
-  const int64_t vocab_size = model->config.vocab_size;
+  idx = idx.to(model.device());
+  const int64_t vocab_size = model.shape().vocab_size;
   if (options.eos_id() && (*options.eos_id() < 0 || *options.eos_id() >= vocab_size)) {
     throw Error(fmt::format("eos_id must be a token id below the vocabulary size {}, got {}", vocab_size,
                             *options.eos_id()));
   }
   // The lesson passes the model's context length as context_size.
-  const int64_t context_size = model->config.context_length;
+  const int64_t context_size = model.shape().context_length;
   const int64_t top_k = std::min(options.top_k(), vocab_size);
   torch::NoGradGuard no_grad;
   std::optional<KVCache> cache;
-  if (options.kv_cache()) cache.emplace(model->config.n_layers);
+  if (options.kv_cache()) cache.emplace(model.new_cache());
   // The logits of the token after `ids`, from their last context_size tokens. With a
   // cache the model sees only the tokens it has not cached; once the window slides,
   // positions shift and the cache starts over on the window, as uncached generation
   // recomputes it.
   const auto next_logits = [&](const torch::Tensor& ids) {
     const int64_t n = ids.size(1);
-    if (!cache) return model->forward(ids.slice(1, std::max<int64_t>(0, n - context_size))).select(1, -1);
+    if (!cache) return model.forward(ids.slice(1, std::max<int64_t>(0, n - context_size))).select(1, -1);
     if (n > context_size) {
       cache->clear();
-      return model->forward_cached(ids.slice(1, n - context_size), *cache).select(1, -1);
+      return model.forward_cached(ids.slice(1, n - context_size), *cache).select(1, -1);
     }
-    return model->forward_cached(ids.slice(1, cache->length()), *cache).select(1, -1);  // [b, vocab_size]
+    return model.forward_cached(ids.slice(1, cache->length()), *cache).select(1, -1);  // [b, vocab_size]
   };
   for (int64_t i = 0; i < options.max_new_tokens() && !StopOnSignal::requested(); ++i) {
     auto logits = next_logits(idx);  // [b, vocab_size]
@@ -114,7 +114,7 @@ torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions
 
 namespace llm {
 
-std::string generate_response(GPTModel& model, const BpeTokenizer& tokenizer, const InstructionEntry& entry,
+std::string generate_response(LanguageModelImpl& model, const BpeTokenizer& tokenizer, const InstructionEntry& entry,
                               PromptStyle style, int64_t max_new_tokens, int64_t eos_id) {
   const auto input_text = format_input(entry, style);
   const auto ids = generate(model, text_to_token_ids(tokenizer, input_text),

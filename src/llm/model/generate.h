@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "llm/model/gpt_model.h"
+#include "llm/model/language_model.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/instruction_data.h"
 
@@ -22,7 +22,7 @@ std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor
 /// context cropped to its last `context_size` tokens. Runs without autograd; the
 /// caller chooses eval or train mode. Returns [b, t + max_new_tokens], or fewer new
 /// tokens when a stop was requested (StopOnSignal) meanwhile.
-torch::Tensor generate_text_simple(GPTModel& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size);
+torch::Tensor generate_text_simple(LanguageModelImpl& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size);
 
 /// How generate() picks each next token.
 struct SamplingOptions {
@@ -50,13 +50,13 @@ struct SamplingOptions {
 /// mode. `options` are taken as valid (validated where they were built, as
 /// sampling_from_flags does); eos_id is checked against the model's vocabulary.
 /// Returns [b, t + generated].
-torch::Tensor generate(GPTModel& model, torch::Tensor idx, const SamplingOptions& options);
+torch::Tensor generate(LanguageModelImpl& model, torch::Tensor idx, const SamplingOptions& options);
 
 /// Lesson 7.7: the model's response to an instruction entry. Its prompt (format_input)
 /// continued greedily by at most max_new_tokens tokens, stopping at eos_id, decoded,
 /// and the response cut from it (extract_response). The caller chooses the mode (the
 /// lesson: eval).
-std::string generate_response(GPTModel& model, const BpeTokenizer& tokenizer, const InstructionEntry& entry,
+std::string generate_response(LanguageModelImpl& model, const BpeTokenizer& tokenizer, const InstructionEntry& entry,
                               PromptStyle style = PromptStyle::kAlpaca, int64_t max_new_tokens = 256,
                               int64_t eos_id = 50256);
 

@@ -61,8 +61,12 @@ void GPTConfig::validate(std::string_view source) const {
 }
 
 GPTConfig parse_gpt_config(std::string_view text, std::string_view source) {
+  return gpt_config_from_json(parse_json_object(text, "config", source), source);
+}
+
+GPTConfig gpt_config_from_json(const nlohmann::json& json, std::string_view source) {
   GPTConfig config;
-  read_fields(parse_json_object(text, "config", source), gpt_config_fields(), config, "config", source);
+  read_fields(json, gpt_config_fields(), config, "config", source);
   config.validate(source);
   return config;
 }

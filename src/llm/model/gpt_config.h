@@ -30,6 +30,10 @@ struct GPTConfig {
   /// Key/value groups when attention is "gqa"; 0 means one per head.
   int64_t n_kv_groups = 0;
 
+  /// The key/value heads each layer has: n_heads with multi-head attention, and with
+  /// grouped-query attention n_kv_groups (or n_heads when it is 0).
+  int64_t kv_heads() const { return attention == "gqa" && n_kv_groups > 0 ? n_kv_groups : n_heads; }
+
   double emb_drop_rate() const { return drop_rate_emb.value_or(drop_rate); }
   double attn_drop_rate() const { return drop_rate_attn.value_or(drop_rate); }
   double shortcut_drop_rate() const { return drop_rate_shortcut.value_or(drop_rate); }
@@ -50,6 +54,9 @@ GPTConfig load_gpt_config(const std::filesystem::path& path);
 
 /// The same from JSON text; `source` names it in errors.
 GPTConfig parse_gpt_config(std::string_view json, std::string_view source);
+
+/// The same from a parsed JSON object.
+GPTConfig gpt_config_from_json(const nlohmann::json& json, std::string_view source);
 
 nlohmann::json to_json(const GPTConfig& config);
 

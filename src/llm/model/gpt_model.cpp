@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "llm/attention/multi_head_attention.h"
+#include "llm/model/gpt_weights.h"
 #include "llm/util/error.h"
 
 namespace llm {
@@ -21,16 +22,27 @@ void check_ids(const torch::Tensor& in_idx, const GPTConfig& config) {
   }
 }
 
-}  // namespace
-
-TransformerBlockImpl::TransformerBlockImpl(const GPTConfig& c) {
+// The config's attention: lesson 3.6.2's multi-head attention, or the course's
+// grouped-query attention with n_kv_groups key/value heads.
+AttentionHeads attention_layer(const GPTConfig& c) {
   const auto options = AttentionOptions(c.emb_dim, c.emb_dim)
                            .context_length(c.context_length)
                            .num_heads(c.n_heads)
-                           .num_kv_groups(c.attention != "gqa" ? 0 : c.n_kv_groups > 0 ? c.n_kv_groups : c.n_heads)
                            .dropout(c.attn_drop_rate())
                            .qkv_bias(c.qkv_bias);
-  att = register_module("att", MultiHeadAttention(options));
+  std::shared_ptr<AttentionHeadsImpl> layer;
+  if (c.attention == "gqa") {
+    layer = GroupedQueryAttention(AttentionOptions(options).num_kv_groups(c.n_kv_groups)).ptr();
+  } else {
+    layer = MultiHeadAttention(options).ptr();
+  }
+  return AttentionHeads(layer);
+}
+
+}  // namespace
+
+TransformerBlockImpl::TransformerBlockImpl(const GPTConfig& c) {
+  att = register_module("att", attention_layer(c));
   ff = register_module("ff", FeedForward(c.emb_dim));
   norm1 = register_module("norm1", LayerNorm(c.emb_dim));
   norm2 = register_module("norm2", LayerNorm(c.emb_dim));
@@ -84,6 +96,63 @@ torch::Tensor GPTModelImpl::forward_cached(const torch::Tensor& in_idx, KVCache&
   }
   return out_head->forward_matvec(final_norm(x));  // [b, t, vocab_size]
 }
+
+ModelShape GPTModelImpl::check_config(const nlohmann::json& settings, std::string_view source) {
+  const auto c = config_from_json(settings, source);
+  return {c.vocab_size, c.context_length, c.emb_dim, c.n_heads, c.kv_heads(), c.n_layers};
+}
+
+GPTConfig GPTModelImpl::config_from_json(const nlohmann::json& settings, std::string_view source) {
+  return gpt_config_from_json(settings, source);
+}
+
+std::string GPTModelImpl::hf_layout_problem(const GPTConfig& config) { return hf_gpt2_layout_problem(config); }
+
+ModelShape GPTModelImpl::shape() const {
+  return {config.vocab_size, config.context_length, config.emb_dim, config.n_heads, config.kv_heads(), config.n_layers};
+}
+
+void GPTModelImpl::replace_head(Linear head) { out_head = replace_module("out_head", std::move(head)); }
+
+std::vector<std::shared_ptr<torch::nn::Module>> GPTModelImpl::last_block_and_final_norm() const {
+  return {trf_blocks->ptr(trf_blocks->size() - 1), final_norm.ptr()};
+}
+
+torch::Tensor GPTModelImpl::attention_weights(const torch::Tensor& ids) {
+  std::vector<AttentionHeads> attentions;
+  for (size_t i = 0; i < trf_blocks->size(); ++i) attentions.push_back(trf_blocks[i]->as<TransformerBlock>()->att);
+  // Restores the mode and switches recording off again, however the forward ends.
+  struct Restore {
+    GPTModelImpl& model;
+    std::vector<AttentionHeads>& attentions;
+    bool was_training;
+    ~Restore() {
+      for (auto& att : attentions) {
+        att->record_weights = false;
+        att->recorded_weights = torch::Tensor();
+      }
+      model.train(was_training);
+    }
+  } restore{*this, attentions, is_training()};
+
+  torch::NoGradGuard no_grad;
+  eval();
+  for (auto& att : attentions) att->record_weights = true;
+  forward(ids.to(device()));
+  std::vector<torch::Tensor> layers;
+  for (const auto& att : attentions) layers.push_back(att->recorded_weights[0].to(torch::kCPU, torch::kFloat));
+  return torch::stack(layers);  // [n_layers, n_heads, t, t]
+}
+
+nlohmann::json GPTModelImpl::config_json() const { return to_json(config); }
+
+void GPTModelImpl::load_weights(const NamedTensors& file, const std::string& source) {
+  load_gpt_weights(*this, file, source);
+}
+
+NamedTensors GPTModelImpl::hf_weights() const { return to_hf_gpt2(*this); }
+
+nlohmann::json GPTModelImpl::hf_config() const { return hf_gpt2_config(*this); }
 
 DummyGPTModelImpl::DummyGPTModelImpl(const GPTConfig& c) {
   tok_emb = register_module("tok_emb", torch::nn::Embedding(c.vocab_size, c.emb_dim));

@@ -5,8 +5,9 @@
 #include "llm/attention/kv_cache.h"
 #include "llm/attention/multi_head_attention.h"
 #include "llm/model/gpt_config.h"
-#include "llm/model/layers.h"
-#include "llm/util/linear.h"
+#include "llm/model/language_model.h"
+#include "llm/nn/layers.h"
+#include "llm/nn/linear.h"
 
 namespace llm {
 
@@ -19,28 +20,42 @@ struct TransformerBlockImpl : torch::nn::Module {
   /// The same for x's tokens following those whose keys and values `cache` holds.
   torch::Tensor forward_cached(torch::Tensor x, LayerKVCache& cache);
 
-  MultiHeadAttention att{nullptr};  // grouped-query when the config says "gqa"
+  AttentionHeads att{nullptr};  // MultiHeadAttention, or GroupedQueryAttention when the config says "gqa"
   FeedForward ff{nullptr};
   LayerNorm norm1{nullptr}, norm2{nullptr};
   torch::nn::Dropout drop_shortcut{nullptr};
 };
 TORCH_MODULE(TransformerBlock);
 
-/// Lesson 4.6: the GPT. Token ids [b, t] -> logits [b, t, vocab_size]. Submodules
-/// carry the lesson's names, so the state dict is the PyTorch reference's. The config
-/// is taken as valid: it was validated where it was read (load_gpt_config).
-struct GPTModelImpl : torch::nn::Module {
+/// Lesson 4.6: the GPT, the first LanguageModel family ("gpt2"). Token ids [b, t] ->
+/// logits [b, t, vocab_size]. Submodules carry the lesson's names, so the state dict
+/// is the PyTorch reference's. The config is taken as valid: it was validated where it
+/// was read (load_gpt_config, ModelConfig).
+struct GPTModelImpl : LanguageModelImpl {
+  static constexpr std::string_view kFamily = "gpt2";
+  /// The family's entry in model_families(): its settings checked, and read.
+  static ModelShape check_config(const nlohmann::json& settings, std::string_view source);
+  static GPTConfig config_from_json(const nlohmann::json& settings, std::string_view source);
+  static std::string hf_layout_problem(const GPTConfig& config);
+
   explicit GPTModelImpl(const GPTConfig& config);
-  torch::Tensor forward(const torch::Tensor& in_idx);
-  /// Everything but out_head: the final norm's output [b, t, emb_dim], for a loss
-  /// that applies out_head itself (linear_cross_entropy in train/loss.h).
-  torch::Tensor forward_hidden(const torch::Tensor& in_idx);
-  /// The logits of in_idx's tokens, placed after the cache.length() tokens whose keys
-  /// and values `cache` holds, which it then also holds: a prompt first, then one
-  /// token at a time. Together they must fit in context_length.
-  torch::Tensor forward_cached(const torch::Tensor& in_idx, KVCache& cache);
-  /// Where the weights live (all on one device): where inputs must go.
-  torch::Device device() const { return out_head->weight.device(); }
+  torch::Tensor forward(const torch::Tensor& in_idx) override;
+  torch::Tensor forward_hidden(const torch::Tensor& in_idx) override;
+  torch::Tensor forward_cached(const torch::Tensor& in_idx, KVCache& cache) override;
+
+  ModelShape shape() const override;
+  torch::Device device() const override { return out_head->weight.device(); }
+  Linear head() const override { return out_head; }
+  void replace_head(Linear head) override;
+  std::vector<std::shared_ptr<torch::nn::Module>> last_block_and_final_norm() const override;
+  torch::Tensor attention_weights(const torch::Tensor& ids) override;
+  std::string_view family() const override { return kFamily; }
+  nlohmann::json config_json() const override;
+  /// The lesson's state dict (torch.save'd, lesson 5.4's model_and_optimizer.pth, or
+  /// safetensors with its names) or Hugging Face's GPT-2 (load_gpt_weights).
+  void load_weights(const NamedTensors& file, const std::string& source) override;
+  NamedTensors hf_weights() const override;
+  nlohmann::json hf_config() const override;
 
   GPTConfig config;
   torch::nn::Embedding tok_emb{nullptr}, pos_emb{nullptr};

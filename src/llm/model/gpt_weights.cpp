@@ -135,8 +135,8 @@ NamedTensors from_hf_gpt2(const NamedTensors& file, const GPTConfig& c, const st
   return out;
 }
 
-void load_gpt_weights(GPTModel& model, const NamedTensors& file, const std::string& source) {
-  const auto& config = model->config;
+void load_gpt_weights(GPTModelImpl& model, const NamedTensors& file, const std::string& source) {
+  const auto& config = model.config;
   NamedTensors weights;
   std::string what = source;
   if (has_key(file, "wte.weight") || has_key(file, "transformer.wte.weight")) {
@@ -149,22 +149,25 @@ void load_gpt_weights(GPTModel& model, const NamedTensors& file, const std::stri
       what += ": model_state_dict";
     }
   }
-  for (const auto& [name, buffer] : state_dict(*model)) {
+  for (const auto& [name, buffer] : state_dict(model)) {
     if (!has_key(weights, name) && is_mask(name)) weights.emplace_back(name, buffer);  // rebuilt: the model's own mask
   }
   try {
-    load_state_dict(*model, weights, what);
+    load_state_dict(model, weights, what);
   } catch (const Error& e) {
     throw Error(fmt::format("{}; {}", e.what(), describe(config)));
   }
 }
 
-NamedTensors to_hf_gpt2(const GPTModel& model) {
-  const auto& c = model->config;
-  if (c.attention == "gqa") {
-    throw Error("Hugging Face's GPT-2 layout holds multi-head attention; this model uses grouped-query attention");
-  }
-  const auto weights = state_dict(*model);
+std::string hf_gpt2_layout_problem(const GPTConfig& config) {
+  if (config.attention != "gqa") return {};
+  return "Hugging Face's GPT-2 layout holds multi-head attention; this model uses grouped-query attention";
+}
+
+NamedTensors to_hf_gpt2(const GPTModelImpl& model) {
+  const auto& c = model.config;
+  if (const auto problem = hf_gpt2_layout_problem(c); !problem.empty()) throw Error(problem);
+  const auto weights = state_dict(model);
   const auto get = [&](const std::string& name) { return find_tensor(weights, name, "model").detach(); };
   const auto conv1d = [&](const std::string& name) { return get(name).t().contiguous(); };  // [in, out]
   NamedTensors out = {{"wte.weight", get("tok_emb.weight")}, {"wpe.weight", get("pos_emb.weight")}};
@@ -194,9 +197,9 @@ NamedTensors to_hf_gpt2(const GPTModel& model) {
   return out;
 }
 
-nlohmann::json hf_gpt2_config(const GPTModel& model) {
-  const auto& c = model->config;
-  const bool tied = torch::equal(model->out_head->weight, model->tok_emb->weight);
+nlohmann::json hf_gpt2_config(const GPTModelImpl& model) {
+  const auto& c = model.config;
+  const bool tied = torch::equal(model.out_head->weight, model.tok_emb->weight);
   return {{"architectures", {"GPT2LMHeadModel"}},
           {"model_type", "gpt2"},
           {"vocab_size", c.vocab_size},
@@ -215,13 +218,6 @@ nlohmann::json hf_gpt2_config(const GPTModel& model) {
           {"eos_token_id", 50256},
           {"tie_word_embeddings", tied},
           {"torch_dtype", "float32"}};
-}
-
-void save_hf_gpt2(const std::filesystem::path& path, const GPTModel& model) {
-  const auto tensors = to_hf_gpt2(model);
-  const auto config = hf_gpt2_config(model).dump(2) + "\n";
-  save_safetensors(path, tensors, {{"format", "pt"}});
-  write_file_atomic(path.parent_path() / "config.json", config);
 }
 
 }  // namespace llm

@@ -23,7 +23,7 @@ namespace llm {
 ///    "transformer." prefix; see from_hf_gpt2).
 /// Any floating-point dtype is converted to the model's. `source` names the file in
 /// errors, which also name the key and the model's config.
-void load_gpt_weights(GPTModel& model, const NamedTensors& file, const std::string& source);
+void load_gpt_weights(GPTModelImpl& model, const NamedTensors& file, const std::string& source);
 
 /// Hugging Face's GPT-2 tensors in the lesson's names, for `config`: Conv1D weights,
 /// stored [in, out], transposed into Linear's [out, in]; c_attn's query|key|value
@@ -36,14 +36,13 @@ NamedTensors from_hf_gpt2(const NamedTensors& file, const GPTConfig& config, con
 /// The model's weights in Hugging Face's GPT-2 layout (no prefix), as transformers'
 /// GPT2LMHeadModel loads them: lm_head.weight only when out_head is not wte; zero
 /// c_attn biases when the config has no qkv_bias. Grouped-query attention has no such
-/// layout (an llm::Error).
-NamedTensors to_hf_gpt2(const GPTModel& model);
+/// layout (an llm::Error with hf_gpt2_layout_problem's message).
+NamedTensors to_hf_gpt2(const GPTModelImpl& model);
+
+/// Why a GPT of `config` has no Hugging Face GPT-2 layout; empty when it has one.
+std::string hf_gpt2_layout_problem(const GPTConfig& config);
 
 /// transformers' config.json for that file (GPT2Config).
-nlohmann::json hf_gpt2_config(const GPTModel& model);
-
-/// Writes to_hf_gpt2(model) to `path` (safetensors, metadata {"format": "pt"}) and
-/// hf_gpt2_config(model) to config.json beside it, each atomically.
-void save_hf_gpt2(const std::filesystem::path& path, const GPTModel& model);
+nlohmann::json hf_gpt2_config(const GPTModelImpl& model);
 
 }  // namespace llm

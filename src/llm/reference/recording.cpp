@@ -1,9 +1,8 @@
 #include "llm/reference/recording.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
-#include "llm/attention/simplified.h"
+#include "llm/model/gpt_model.h"
 #include "llm/util/error.h"
 
 namespace llm {
@@ -42,13 +41,13 @@ NamedTensors model_header(const std::string& kind, uint64_t seed, const GPTConfi
   return header;
 }
 
-torch::Tensor attention_input(torch::IntArrayRef shape) {
-  for (const int64_t size : shape) {
-    if (size <= 0) throw Error(fmt::format("input sizes must be positive, got [{}]", fmt::join(shape, ", ")));
+NamedTensors model_header(const std::string& kind, uint64_t seed, const LanguageModelImpl& model) {
+  if (model.family() != GPTModelImpl::kFamily) {
+    throw Error(fmt::format("--save-outputs records for the lessons' reference scripts, which rebuild the course's GPT "
+                            "(family \"{}\"); this model's family is \"{}\"",
+                            GPTModelImpl::kFamily, model.family()));
   }
-  const int64_t n = static_cast<int64_t>(shape.size());
-  if (n >= 2 && shape[n - 2] == 6 && shape[n - 1] == 3) return journey_inputs().expand(shape).clone().requires_grad_();
-  return torch::rand(shape).requires_grad_();
+  return model_header(kind, seed, GPTModelImpl::config_from_json(model.config_json(), "the model"));
 }
 
 NamedTensors attention_header(const std::string& kind, uint64_t seed, const AttentionOptions& o) {
@@ -67,16 +66,16 @@ void record_weights(NamedTensors& archive, const torch::nn::Module& model) {
   for (const auto& [name, tensor] : state_dict(model)) archive.emplace_back("model/" + name, tensor.cpu());
 }
 
-NamedTensors record_sampling(const GPTModel& model, uint64_t seed, const SamplingOptions& sampling,
+NamedTensors record_sampling(const LanguageModelImpl& model, uint64_t seed, const SamplingOptions& sampling,
                              const torch::Tensor& prompt, const torch::Tensor& generated) {
-  auto archive = model_header("sample", seed, model->config);
+  auto archive = model_header("sample", seed, model);
   archive.insert(archive.end(), {{"prompt", prompt.cpu()},
                                  {"generated", generated.cpu()},
                                  {"max_new_tokens", torch::tensor(sampling.max_new_tokens())},
                                  {"temperature", torch::tensor(sampling.temperature(), torch::kDouble)},
                                  {"top_k", torch::tensor(sampling.top_k())},
                                  {"eos_id", torch::tensor(sampling.eos_id().value_or(-1))}});
-  record_weights(archive, *model);
+  record_weights(archive, model);
   return archive;
 }
 

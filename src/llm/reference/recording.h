@@ -13,6 +13,7 @@
 #include "llm/io/tensor_archive.h"
 #include "llm/model/generate.h"
 #include "llm/model/gpt_config.h"
+#include "llm/model/language_model.h"
 
 namespace llm {
 
@@ -26,11 +27,9 @@ NamedTensors fingerprints(const torch::nn::Module& module);
 /// The archive header of a chapter-4 run: what wrote it, the seed and the config.
 NamedTensors model_header(const std::string& kind, uint64_t seed, const GPTConfig& config);
 
-/// An input of `shape` ([tokens, d_in] or [batch, tokens, d_in]) that requires grad:
-/// the lesson's "Your journey starts with one step" (repeated over the batch) when
-/// tokens is 6 and d_in 3, else torch.rand, drawn from the global generator as the
-/// reference scripts draw it.
-torch::Tensor attention_input(torch::IntArrayRef shape);
+/// The same for a model: the reference scripts rebuild the course's GPT, so a model of
+/// another family is an llm::Error (nothing to compare it with).
+NamedTensors model_header(const std::string& kind, uint64_t seed, const LanguageModelImpl& model);
 
 /// The archive header of a chapter-3 run: what wrote it, the seed and the sizes.
 NamedTensors attention_header(const std::string& kind, uint64_t seed, const AttentionOptions& options);
@@ -61,7 +60,7 @@ void record_weights(NamedTensors& archive, const torch::nn::Module& model);
 /// The generation --save-outputs records: the settings, the prompt and the ids, with
 /// the model's config and weights, so that compare.py can run the lesson's generate()
 /// on the same weights after the same seed.
-NamedTensors record_sampling(const GPTModel& model, uint64_t seed, const SamplingOptions& sampling,
+NamedTensors record_sampling(const LanguageModelImpl& model, uint64_t seed, const SamplingOptions& sampling,
                              const torch::Tensor& prompt, const torch::Tensor& generated);
 
 }  // namespace llm

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "llm/text/bpe_tokenizer.h"
-#include "llm/text/classification_data.h"
+#include "llm/text/labelled_examples.h"
 #include "llm/text/dataset.h"
 
 namespace llm {

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "llm/text/classification_data.h"
+#include "llm/text/labelled_examples.h"
 
 namespace llm {
 
@@ -34,11 +34,8 @@ inline constexpr size_t kSpamAssassinTextBytes = 300;
 /// An llm::Error names a missing group folder.
 std::vector<LabelledText> read_spam_assassin(const std::filesystem::path& folder);
 
-/// What a reader sees of a raw e-mail, as one line of UTF-8: its Subject, then its
-/// body: the first text/plain part of a multipart message (else the first text/html
-/// part, its tags removed), decoded from quoted-printable or base64, spaces collapsed,
-/// decoded from its charset (through iconv; bytes that stay invalid are read as
-/// Latin-1), cut to kSpamAssassinTextBytes.
+/// An e-mail as the lesson's table holds it: mail_text (io/mail.h), cut to
+/// kSpamAssassinTextBytes.
 std::string spam_assassin_text(std::string_view raw_email);
 
 }  // namespace llm

@@ -1,13 +1,10 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
-#include <functional>
 #include <string_view>
 #include <vector>
 
 #include "llm/text/bpe_tokenizer.h"
-#include "llm/text/token_file.h"
 
 namespace llm {
 
@@ -25,47 +22,16 @@ bool is_safe_cut(std::string_view text, size_t p);
 size_t last_safe_cut(std::string_view text, size_t before);
 size_t first_safe_cut(std::string_view text, size_t from);
 
+/// The token between documents, GPT-2's: encode_in_parallel allows it in the text.
+inline constexpr std::string_view kEndOfText = "<|endoftext|>";
+
+/// The text one encode() call of encode_in_parallel takes, about: its cache of pieces
+/// stays small enough for the CPU's caches (a 32 MB call runs at half the speed).
+inline constexpr size_t kEncodePart = size_t{1} << 20;
+
 /// tokenizer.encode(text, {"<|endoftext|>"}) on up to `threads` threads: the text is
-/// cut at safe cuts into parts of about 1 MB, which the threads take in turn. The
-/// same ids.
+/// cut at safe cuts into parts of about kEncodePart bytes, which the threads take in
+/// turn. The same ids.
 std::vector<int64_t> encode_in_parallel(const BpeTokenizer& tokenizer, std::string_view text, int threads);
-
-/// The documents of `inputs`: each file, and each folder's files (recursively, by
-/// path; names that start with "." are left out). A missing input, an unreadable
-/// folder, or inputs that hold no file are llm::Errors naming them.
-std::vector<std::filesystem::path> list_documents(const std::vector<std::filesystem::path>& inputs);
-
-/// What tools/prepare does: the documents of `inputs`, joined by <|endoftext|>,
-/// tokenized into the token file `out`; and, when asked, a validation token file.
-struct PrepareOptions {
-  std::vector<std::filesystem::path> inputs;
-  std::filesystem::path out;
-  /// The validation file, `val_out`: the documents of `val_inputs`, or, with
-  /// val_fraction, the inputs' last val_fraction of bytes, from the first safe cut
-  /// or document boundary at or after that point.
-  std::vector<std::filesystem::path> val_inputs;
-  double val_fraction = 0.0;
-  std::filesystem::path val_out;
-  int threads = 1;
-  /// Text read per round, for all threads together (0: 1 MB per thread, the
-  /// fastest measured); memory stays a few times this whatever the corpus's size.
-  size_t block_bytes = 0;
-  /// Bytes done and in all, after each round.
-  std::function<void(int64_t done, int64_t total)> on_progress;
-  /// Checked after each round: true stops, and nothing is written.
-  std::function<bool()> should_stop;
-};
-
-struct PreparedFiles {
-  TokenFileHeader train, val;  // val: only when one was asked for
-  int64_t empty_files = 0;     // left out: they hold no text
-  bool stopped = false;        // should_stop said so; no file was written
-};
-
-/// Writes the files atomically (a stopped or failed run leaves no file behind). The
-/// ids equal a one-thread tokenizer.encode of the same joined text. The text of each
-/// document is checked as it is read: invalid UTF-8 is an llm::Error naming the file
-/// and the byte; so is a stretch of more than 64 MB with no safe cut.
-PreparedFiles prepare_token_files(const BpeTokenizer& tokenizer, const PrepareOptions& options);
 
 }  // namespace llm

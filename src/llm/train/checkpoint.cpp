@@ -169,13 +169,13 @@ int64_t scalar(const NamedTensors& checkpoint, const std::string& name, const st
 
 }  // namespace
 
-NamedTensors checkpoint_archive(const GPTModel& model, torch::optim::AdamW& optimizer, const TrainConfig& config,
+NamedTensors checkpoint_archive(const LanguageModelImpl& model, torch::optim::AdamW& optimizer, const TrainConfig& config,
                                 const TrainingProgress& progress) {
   NamedTensors out = {{"format", string_to_tensor(kCheckpointFormat)},
-                      {"config/model", string_to_tensor(to_json(model->config).dump())},
+                      {"config/model", string_to_tensor(model_config_json(model).dump())},
                       {"config/train", string_to_tensor(to_json(config).dump())}};
-  for (const auto& [name, tensor] : state_dict(*model)) out.emplace_back("model/" + name, tensor);
-  for (const auto& [name, tensor] : optimizer_state(optimizer, *model)) out.emplace_back("optimizer/" + name, tensor);
+  for (const auto& [name, tensor] : state_dict(model)) out.emplace_back("model/" + name, tensor);
+  for (const auto& [name, tensor] : optimizer_state(optimizer, model)) out.emplace_back("optimizer/" + name, tensor);
   out.insert(out.end(), {{"progress/step", torch::tensor(progress.step)},
                          {"progress/epoch", torch::tensor(progress.epoch)},
                          {"progress/batch", torch::tensor(progress.batch)},
@@ -190,15 +190,15 @@ NamedTensors checkpoint_archive(const GPTModel& model, torch::optim::AdamW& opti
   return out;
 }
 
-void save_checkpoint(const std::filesystem::path& path, const GPTModel& model, torch::optim::AdamW& optimizer,
+void save_checkpoint(const std::filesystem::path& path, const LanguageModelImpl& model, torch::optim::AdamW& optimizer,
                      const TrainConfig& config, const TrainingProgress& progress) {
   save_tensors(path, checkpoint_archive(model, optimizer, config, progress));
 }
 
-TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::string& source, GPTModel& model,
+TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::string& source, LanguageModelImpl& model,
                                     torch::optim::AdamW& optimizer) {
-  load_state_dict(*model, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", source));
-  load_optimizer_state(optimizer, *model, with_prefix_removed(checkpoint, "optimizer/"),
+  load_state_dict(model, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", source));
+  load_optimizer_state(optimizer, model, with_prefix_removed(checkpoint, "optimizer/"),
                        fmt::format("checkpoint '{}': optimizer state", source));
   TrainingProgress progress;
   progress.step = scalar(checkpoint, "progress/step", source);
@@ -243,8 +243,8 @@ NamedTensors load_checkpoint(const std::filesystem::path& path) {
   return tensors;
 }
 
-GPTConfig checkpoint_model_config(const NamedTensors& checkpoint, const std::string& source) {
-  return parse_gpt_config(json_entry(checkpoint, "config/model", source), source + ": config/model");
+ModelConfig checkpoint_model_config(const NamedTensors& checkpoint, const std::string& source) {
+  return ModelConfig::parse(json_entry(checkpoint, "config/model", source), source + ": config/model");
 }
 
 TrainConfig checkpoint_train_config(const NamedTensors& checkpoint, const std::string& source) {

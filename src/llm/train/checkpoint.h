@@ -8,8 +8,7 @@
 #include <vector>
 
 #include "llm/io/tensor_archive.h"
-#include "llm/model/gpt_config.h"
-#include "llm/model/gpt_model.h"
+#include "llm/model/model_config.h"
 #include "llm/train/metrics.h"
 #include "llm/train/train_config.h"
 
@@ -18,7 +17,7 @@ namespace llm {
 /// A training checkpoint is one torch.save-compatible archive (torch.load reads it):
 ///
 ///   format                  "libtorch-llm checkpoint 1"
-///   config/model            the GPT config, JSON text (uint8)
+///   config/model            the model config (ModelConfig), JSON text (uint8)
 ///   config/train            the run config, JSON text (uint8)
 ///   model/<name>            the model's state dict
 ///   optimizer/<name>/...    AdamW's step, exp_avg and exp_avg_sq per parameter
@@ -50,16 +49,16 @@ struct TrainingProgress {
 };
 
 /// A run's whole checkpoint as an archive, and writing it atomically to `path`.
-NamedTensors checkpoint_archive(const GPTModel& model, torch::optim::AdamW& optimizer, const TrainConfig& config,
+NamedTensors checkpoint_archive(const LanguageModelImpl& model, torch::optim::AdamW& optimizer, const TrainConfig& config,
                                 const TrainingProgress& progress);
-void save_checkpoint(const std::filesystem::path& path, const GPTModel& model, torch::optim::AdamW& optimizer,
+void save_checkpoint(const std::filesystem::path& path, const LanguageModelImpl& model, torch::optim::AdamW& optimizer,
                      const TrainConfig& config, const TrainingProgress& progress);
 
 /// Puts a checkpoint back: its weights into `model` (built from its config), AdamW's
 /// state into `optimizer` and its generator state into the global generator; returns
 /// its progress. A missing, mis-shaped or impossible entry is an llm::Error naming
 /// `source`.
-TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::string& source, GPTModel& model,
+TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::string& source, LanguageModelImpl& model,
                                     torch::optim::AdamW& optimizer);
 
 /// Puts PyTorch's optimizer.state_dict() for `module`'s parameters into `optimizer`:
@@ -81,7 +80,7 @@ void check_checkpoint_format(const NamedTensors& tensors, const std::string& sou
 
 /// The configs and the model weights (without the "model/" prefix) of a checkpoint;
 /// `source` names it in errors.
-GPTConfig checkpoint_model_config(const NamedTensors& checkpoint, const std::string& source);
+ModelConfig checkpoint_model_config(const NamedTensors& checkpoint, const std::string& source);
 TrainConfig checkpoint_train_config(const NamedTensors& checkpoint, const std::string& source);
 NamedTensors checkpoint_weights(const NamedTensors& checkpoint);
 

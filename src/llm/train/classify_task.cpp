@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "llm/text/classification_data.h"
+#include "llm/text/labelled_examples.h"
 #include "llm/train/loss.h"
 #include "llm/train/ranks.h"
 #include "llm/train/trainer.h"
@@ -41,27 +41,27 @@ void ClassifyTask::load_data(const TrainConfig& config, int64_t context_length, 
   split_.train = std::move(train);
 }
 
-// Lessons 6.4-6.5: the pretrained GPT, then the head after the lesson's seed, then
+// Lessons 6.4-6.5: the pretrained model, then the head after the lesson's seed, then
 // appendix E's LoRA after its own.
-GPTModel ClassifyTask::make_model(const GPTConfig& model_config, const TrainConfig& config,
+LanguageModel ClassifyTask::make_model(const ModelConfig& model_config, const TrainConfig& config,
                                   const NamedTensors& weights, const std::string& source,
                                   const LessonSeeds& seeds) const {
-  auto model = base_gpt(model_config, weights, source, seeds);
+  auto model = base_model(model_config, weights, source, seeds);
   seeds.before_head();
-  make_classifier(model, config.num_classes, config.trainable);
+  make_classifier(*model, config.num_classes, config.trainable);
   if (config.uses_lora()) {
     seeds.before_lora();
-    freeze_and_add_lora(model, config);
+    freeze_and_add_lora(*model, config);
   }
   return model;
 }
 
-void ClassifyTask::shape_model(GPTModel& model, const TrainConfig& config) const {
+void ClassifyTask::shape_model(LanguageModelImpl& model, const TrainConfig& config) const {
   make_classifier(model, config.num_classes, config.trainable);
   FinetuneTask::shape_model(model, config);
 }
 
-torch::Tensor ClassifyTask::batch_loss(GPTModel& model, const Batch& batch) const {
+torch::Tensor ClassifyTask::batch_loss(LanguageModelImpl& model, const Batch& batch) const {
   return calc_class_loss_batch(model, batch, token_);
 }
 
@@ -76,15 +76,15 @@ void ClassifyTask::end_epoch(Trainer& trainer, const TrainHooks& hooks) const {
 AccuracyRecord ClassifyTask::accuracy(Trainer& trainer, std::optional<int64_t> num_batches) const {
   AccuracyRecord record;
   // In this order: each pass draws from the generator.
-  const double train = calc_accuracy_loader(trainer.model(), trainer.train_loader(), num_batches, token_);
-  const double val = calc_accuracy_loader(trainer.model(), trainer.val_loader(), num_batches, token_);
+  const double train = calc_accuracy_loader(*trainer.model(), trainer.train_loader(), num_batches, token_);
+  const double val = calc_accuracy_loader(*trainer.model(), trainer.val_loader(), num_batches, token_);
   std::tie(record.train_accuracy, record.val_accuracy) = mean_over_ranks(trainer.group().get(), train, val);
   record.epoch = trainer.progress().epoch;
   record.examples_seen = trainer.progress().tokens_seen;
   return record;
 }
 
-double ClassifyTask::test_accuracy(GPTModel& model, std::optional<int64_t> num_batches) const {
+double ClassifyTask::test_accuracy(LanguageModelImpl& model, std::optional<int64_t> num_batches) const {
   return calc_accuracy_loader(model, test_loader(), num_batches, token_);
 }
 

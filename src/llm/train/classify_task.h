@@ -28,10 +28,10 @@ class ClassifyTask final : public FinetuneTask {
   void load_data(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) override;
   /// The texts' padded length, kept for classifying later.
   void adapt_config(TrainConfig& config) const override { config.max_length = max_length_; }
-  GPTModel make_model(const GPTConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
+  LanguageModel make_model(const ModelConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
                       const std::string& source, const LessonSeeds& seeds) const override;
-  void shape_model(GPTModel& model, const TrainConfig& config) const override;
-  torch::Tensor batch_loss(GPTModel& model, const Batch& batch) const override;
+  void shape_model(LanguageModelImpl& model, const TrainConfig& config) const override;
+  torch::Tensor batch_loss(LanguageModelImpl& model, const Batch& batch) const override;
   int64_t seen(const Batch& batch) const override { return batch.inputs.size(0); }
   std::string_view seen_unit() const override { return "ex"; }
   void end_epoch(Trainer& trainer, const TrainHooks& hooks) const override;
@@ -43,7 +43,7 @@ class ClassifyTask final : public FinetuneTask {
   AccuracyRecord accuracy(Trainer& trainer, std::optional<int64_t> num_batches = std::nullopt) const;
   /// The test split's accuracy on its first `num_batches` batches (all when not given),
   /// as lessons 6.6 and 6.7 report it.
-  double test_accuracy(GPTModel& model, std::optional<int64_t> num_batches = std::nullopt) const;
+  double test_accuracy(LanguageModelImpl& model, std::optional<int64_t> num_batches = std::nullopt) const;
 
   /// The test split, in order, on every rank.
   const DataLoader& test_loader() const { return *test_loader_; }

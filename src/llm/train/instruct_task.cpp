@@ -46,15 +46,15 @@ void InstructTask::adapt_config(TrainConfig& config) const {
 }
 
 // Lesson 7.5: the pretrained GPT as it is; exercise 7.4's LoRA draws next.
-GPTModel InstructTask::make_model(const GPTConfig& model_config, const TrainConfig& config,
+LanguageModel InstructTask::make_model(const ModelConfig& model_config, const TrainConfig& config,
                                   const NamedTensors& weights, const std::string& source,
                                   const LessonSeeds& seeds) const {
-  auto model = base_gpt(model_config, weights, source, seeds);
-  if (config.uses_lora()) freeze_and_add_lora(model, config);
+  auto model = base_model(model_config, weights, source, seeds);
+  if (config.uses_lora()) freeze_and_add_lora(*model, config);
   return model;
 }
 
-torch::Tensor InstructTask::batch_loss(GPTModel& model, const Batch& batch) const {
+torch::Tensor InstructTask::batch_loss(LanguageModelImpl& model, const Batch& batch) const {
   return calc_loss_batch(model, batch);
 }
 

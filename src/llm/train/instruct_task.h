@@ -23,9 +23,9 @@ class InstructTask final : public FinetuneTask {
   void load_data(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) override;
   /// The lesson's sample after each epoch continues the first validation entry's prompt.
   void adapt_config(TrainConfig& config) const override;
-  GPTModel make_model(const GPTConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
+  LanguageModel make_model(const ModelConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
                       const std::string& source, const LessonSeeds& seeds) const override;
-  torch::Tensor batch_loss(GPTModel& model, const Batch& batch) const override;
+  torch::Tensor batch_loss(LanguageModelImpl& model, const Batch& batch) const override;
   void end_epoch(Trainer& trainer, const TrainHooks& hooks) const override;
 
   /// The entries of every split (lesson 7.7 answers the test entries).

@@ -49,21 +49,22 @@ torch::Tensor linear_cross_entropy(const torch::Tensor& hidden, const torch::Ten
 }
 
 
-torch::Tensor calc_loss_batch(GPTModel& model, const Batch& batch) {
-  const auto device = model->device();
+torch::Tensor calc_loss_batch(LanguageModelImpl& model, const Batch& batch) {
+  const auto device = model.device();
   const auto inputs = batch.inputs.to(device), targets = batch.targets.to(device);
   // A LoRA on out_head (appendix E) adds to the logits: the plain path computes them.
-  if (model->out_head->lora) return token_cross_entropy(model->forward(inputs), targets);
-  return linear_cross_entropy(model->forward_hidden(inputs), model->out_head->weight, targets);
+  const auto head = model.head();
+  if (head->lora) return token_cross_entropy(model.forward(inputs), targets);
+  return linear_cross_entropy(model.forward_hidden(inputs), head->weight, targets);
 }
 
-torch::Tensor calc_class_loss_batch(GPTModel& model, const Batch& batch, ClassToken token) {
-  const auto device = model->device();
+torch::Tensor calc_class_loss_batch(LanguageModelImpl& model, const Batch& batch, ClassToken token) {
+  const auto device = model.device();
   return torch::nn::functional::cross_entropy(class_logits(model, batch.inputs.to(device), token),  // [b, classes]
                                               batch.targets.to(device));                           // [b]
 }
 
-double calc_loss_loader(GPTModel& model, const DataLoader& loader, std::optional<int64_t> num_batches,
+double calc_loss_loader(LanguageModelImpl& model, const DataLoader& loader, std::optional<int64_t> num_batches,
                         const BatchLoss& loss) {
   const int64_t n = std::min(num_batches.value_or(loader.size()), loader.size());
   torch::NoGradGuard no_grad;
@@ -73,15 +74,15 @@ double calc_loss_loader(GPTModel& model, const DataLoader& loader, std::optional
   return total / static_cast<double>(n);
 }
 
-double calc_accuracy_loader(GPTModel& model, const DataLoader& loader, std::optional<int64_t> num_batches,
+double calc_accuracy_loader(LanguageModelImpl& model, const DataLoader& loader, std::optional<int64_t> num_batches,
                             ClassToken token) {
-  model->eval();
+  model.eval();
   const int64_t n = std::min(num_batches.value_or(loader.size()), loader.size());
   torch::NoGradGuard no_grad;
   int64_t correct = 0, examples = 0;
   int64_t i = 0;
   for (auto it = loader.begin(); it != loader.end() && i < n; ++it, ++i) {
-    const auto predicted = class_logits(model, it->inputs.to(model->device()), token).argmax(-1);  // [b]
+    const auto predicted = class_logits(model, it->inputs.to(model.device()), token).argmax(-1);  // [b]
     examples += predicted.size(0);
     correct += (predicted == it->targets.to(predicted.device())).sum().item<int64_t>();
   }

@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "llm/model/classifier.h"
-#include "llm/model/gpt_model.h"
+#include "llm/model/language_model.h"
 #include "llm/text/data_loader.h"
 
 namespace llm {
@@ -36,27 +36,27 @@ torch::Tensor linear_cross_entropy(const torch::Tensor& hidden, const torch::Ten
 /// token_cross_entropy of the logits, computed as linear_cross_entropy of the
 /// hidden states and the output layer's weight (from the logits when out_head has a
 /// LoRA).
-torch::Tensor calc_loss_batch(GPTModel& model, const Batch& batch);
+torch::Tensor calc_loss_batch(LanguageModelImpl& model, const Batch& batch);
 
 /// Lesson 6.6's calc_loss_batch: the cross-entropy of the class logits (class_logits)
 /// against the labels [b].
-torch::Tensor calc_class_loss_batch(GPTModel& model, const Batch& batch, ClassToken token = ClassToken::kLast);
+torch::Tensor calc_class_loss_batch(LanguageModelImpl& model, const Batch& batch, ClassToken token = ClassToken::kLast);
 
 /// A batch's loss: calc_loss_batch, or calc_class_loss_batch with its token.
-using BatchLoss = std::function<torch::Tensor(GPTModel&, const Batch&)>;
+using BatchLoss = std::function<torch::Tensor(LanguageModelImpl&, const Batch&)>;
 
 /// The mean batch loss over the first `num_batches` batches of one pass over the
 /// loader (all of them when not given, and at most all of them). Starting the pass
 /// draws from the global generator as PyTorch's DataLoader does, so evaluating
 /// inside a training loop keeps the two languages' random streams in step. No
 /// autograd; the caller chooses train or eval mode.
-double calc_loss_loader(GPTModel& model, const DataLoader& loader, std::optional<int64_t> num_batches = std::nullopt,
+double calc_loss_loader(LanguageModelImpl& model, const DataLoader& loader, std::optional<int64_t> num_batches = std::nullopt,
                         const BatchLoss& loss = calc_loss_batch);
 
 /// Lesson 6.6's calc_accuracy_loader: the share of the first `num_batches` batches'
 /// examples whose largest class logit is their label. Like the lesson, it puts the
 /// model in eval mode and leaves it there; the pass draws as calc_loss_loader's does.
-double calc_accuracy_loader(GPTModel& model, const DataLoader& loader,
+double calc_accuracy_loader(LanguageModelImpl& model, const DataLoader& loader,
                             std::optional<int64_t> num_batches = std::nullopt, ClassToken token = ClassToken::kLast);
 
 }  // namespace llm

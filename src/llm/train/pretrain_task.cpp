@@ -156,13 +156,13 @@ void PretrainTask::load_data(const TrainConfig& config, int64_t context_length, 
 
 // The lesson's order: seed, model, then (in the trainer) the optimizer; data loading
 // draws nothing until an epoch starts.
-GPTModel PretrainTask::make_model(const GPTConfig& model_config, const TrainConfig& /*config*/,
+LanguageModel PretrainTask::make_model(const ModelConfig& model_config, const TrainConfig& /*config*/,
                                   const NamedTensors& weights, const std::string& source,
                                   const LessonSeeds& seeds) const {
-  return base_gpt(model_config, weights, source, seeds);
+  return base_model(model_config, weights, source, seeds);
 }
 
-torch::Tensor PretrainTask::batch_loss(GPTModel& model, const Batch& batch) const {
+torch::Tensor PretrainTask::batch_loss(LanguageModelImpl& model, const Batch& batch) const {
   return calc_loss_batch(model, batch);
 }
 

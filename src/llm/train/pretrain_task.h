@@ -36,10 +36,10 @@ class PretrainTask final : public Task {
   std::string_view run_kind() const override { return "a pretraining run"; }
   void check_config(const TrainConfig& config, std::string_view source) const override;
   void load_data(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) override;
-  GPTModel make_model(const GPTConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
+  LanguageModel make_model(const ModelConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
                       const std::string& source, const LessonSeeds& seeds) const override;
   bool continues_optimizer() const override { return true; }
-  torch::Tensor batch_loss(GPTModel& model, const Batch& batch) const override;
+  torch::Tensor batch_loss(LanguageModelImpl& model, const Batch& batch) const override;
   void end_epoch(Trainer& trainer, const TrainHooks& hooks) const override;
 
   int64_t train_tokens() const { return data_.train_tokens; }

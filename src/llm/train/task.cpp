@@ -5,13 +5,12 @@
 #include <functional>
 #include <utility>
 
-#include "llm/model/gpt_weights.h"
 #include "llm/train/classify_task.h"
 #include "llm/train/instruct_task.h"
 #include "llm/train/pretrain_task.h"
 #include "llm/train/trainer.h"
 #include "llm/util/error.h"
-#include "llm/util/linear.h"
+#include "llm/nn/linear.h"
 
 namespace llm {
 namespace {
@@ -62,11 +61,11 @@ std::unique_ptr<Task> make_task(std::string_view name) {
   throw Error(fmt::format("task must be {}, got \"{}\"", task_choices(), name));
 }
 
-GPTModel base_gpt(const GPTConfig& model_config, const NamedTensors& weights, const std::string& source,
+LanguageModel base_model(const ModelConfig& model_config, const NamedTensors& weights, const std::string& source,
                   const LessonSeeds& seeds) {
   seeds.before_model();
-  GPTModel model(model_config);
-  if (!weights.empty()) load_gpt_weights(model, weights, source);
+  auto model = model_config.make();
+  if (!weights.empty()) model->load_weights(weights, source);
   return model;
 }
 
@@ -74,9 +73,9 @@ void sample_after_epoch(Trainer& trainer, const TrainHooks& hooks) {
   if (hooks.on_sample) hooks.on_sample(trainer.progress().epoch + 1, trainer.sample());
 }
 
-void freeze_and_add_lora(GPTModel& model, const TrainConfig& config) {
-  for (auto& parameter : model->parameters()) parameter.set_requires_grad(false);
-  add_lora(*model, config.lora_rank, config.lora_alpha);
+void freeze_and_add_lora(LanguageModelImpl& model, const TrainConfig& config) {
+  for (auto& parameter : model.parameters()) parameter.set_requires_grad(false);
+  add_lora(model, config.lora_rank, config.lora_alpha);
 }
 
 void FinetuneTask::check_config(const TrainConfig& config, std::string_view source) const {
@@ -92,7 +91,7 @@ void FinetuneTask::check_config(const TrainConfig& config, std::string_view sour
 }
 
 // Frozen as in training; the checkpoint's weights come next.
-void FinetuneTask::shape_model(GPTModel& model, const TrainConfig& config) const {
+void FinetuneTask::shape_model(LanguageModelImpl& model, const TrainConfig& config) const {
   if (config.uses_lora()) freeze_and_add_lora(model, config);
 }
 

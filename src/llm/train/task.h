@@ -9,8 +9,7 @@
 #include <vector>
 
 #include "llm/io/tensor_archive.h"
-#include "llm/model/gpt_config.h"
-#include "llm/model/gpt_model.h"
+#include "llm/model/model_config.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
 #include "llm/text/dataset.h"
@@ -57,20 +56,20 @@ class Task {
   /// the prompt the sample continues), kept in the run's checkpoint.
   virtual void adapt_config(TrainConfig& /*config*/) const {}
 
-  /// A new run's model: the GPT of `model_config` with `weights` when given (a file
-  /// load_gpt_weights reads; `source` names it), made what this task trains, each
+  /// A new run's model: the model of `model_config` (any family) with `weights` when given (a file
+  /// its family's load_weights reads; `source` names it), made what this task trains, each
   /// draw after the seed the lesson sets before it.
-  virtual GPTModel make_model(const GPTConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
+  virtual LanguageModel make_model(const ModelConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
                               const std::string& source, const LessonSeeds& seeds) const = 0;
-  /// Gives a GPT the shape make_model gives it (a head, a LoRA), for a checkpoint's
+  /// Gives a model the shape make_model gives it (a head, a LoRA), for a checkpoint's
   /// weights to load into; what it draws is overwritten by them.
-  virtual void shape_model(GPTModel& /*model*/, const TrainConfig& /*config*/) const {}
+  virtual void shape_model(LanguageModelImpl& /*model*/, const TrainConfig& /*config*/) const {}
   /// Whether a new run also takes the AdamW state of a lesson 5.4 file given as its
   /// initial weights (continuing pretraining), rather than only its weights.
   virtual bool continues_optimizer() const { return false; }
 
   /// The loss of one batch, with autograd as the caller has it.
-  virtual torch::Tensor batch_loss(GPTModel& model, const Batch& batch) const = 0;
+  virtual torch::Tensor batch_loss(LanguageModelImpl& model, const Batch& batch) const = 0;
   /// What a batch adds to the run's count of what it has seen, and the count's unit on
   /// the progress line: tokens, or examples for a classifier.
   virtual int64_t seen(const Batch& batch) const { return batch.inputs.numel(); }
@@ -89,7 +88,7 @@ class Task {
 class FinetuneTask : public Task {
  public:
   void check_config(const TrainConfig& config, std::string_view source) const override;
-  void shape_model(GPTModel& model, const TrainConfig& config) const override;
+  void shape_model(LanguageModelImpl& model, const TrainConfig& config) const override;
 };
 
 /// The tasks a run config may name, in the order of the chapters.
@@ -101,17 +100,17 @@ std::string task_choices();
 /// A new task of that name; an llm::Error listing the names otherwise.
 std::unique_ptr<Task> make_task(std::string_view name);
 
-/// The GPT every task starts from: built after the lesson's seed (before_model), with
-/// `weights` loaded when given (a file load_gpt_weights reads; `source` names it).
-GPTModel base_gpt(const GPTConfig& model_config, const NamedTensors& weights, const std::string& source,
+/// The model every task starts from: `model_config`'s, built after the lesson's seed (before_model), with
+/// `weights` loaded when given (a file its family's load_weights reads; `source` names it).
+LanguageModel base_model(const ModelConfig& model_config, const NamedTensors& weights, const std::string& source,
                   const LessonSeeds& seeds);
 
 /// The lesson's generate_and_print_sample after an epoch: the start_context continued,
 /// to hooks.on_sample.
 void sample_after_epoch(Trainer& trainer, const TrainHooks& hooks);
 
-/// Appendix E (and exercise 7.4) on a GPT: every parameter frozen, then a LoRA of
+/// Appendix E (and exercise 7.4) on a model: every parameter frozen, then a LoRA of
 /// config.lora_rank and lora_alpha on every Linear, drawn from the global generator.
-void freeze_and_add_lora(GPTModel& model, const TrainConfig& config);
+void freeze_and_add_lora(LanguageModelImpl& model, const TrainConfig& config);
 
 }  // namespace llm

@@ -22,7 +22,7 @@ double seconds_since(Clock::time_point start) { return std::chrono::duration<dou
 
 }  // namespace
 
-Trainer::Trainer(TrainConfig config, std::shared_ptr<Task> task, GPTModel model, const BpeTokenizer& tokenizer,
+Trainer::Trainer(TrainConfig config, std::shared_ptr<Task> task, LanguageModel model, const BpeTokenizer& tokenizer,
                  torch::Device device, std::shared_ptr<ProcessGroup> group)
     : config_(std::move(config)), task_(std::move(task)), tokenizer_(tokenizer), model_(std::move(model)),
       group_(std::move(group)), folder_(config_.out_dir) {
@@ -31,7 +31,7 @@ Trainer::Trainer(TrainConfig config, std::shared_ptr<Task> task, GPTModel model,
 
 void Trainer::start(torch::Device device) {
   model_->to(device);
-  batch_loss_ = [task = task_.get()](GPTModel& model, const Batch& batch) { return task->batch_loss(model, batch); };
+  batch_loss_ = [task = task_.get()](LanguageModelImpl& model, const Batch& batch) { return task->batch_loss(model, batch); };
   const auto& data = task_->split();
   optimizer_ = std::make_unique<AdamW>(
       model_->parameters(), torch::optim::AdamWOptions(config_.lr).weight_decay(config_.weight_decay));
@@ -57,7 +57,7 @@ void Trainer::start(torch::Device device) {
 }
 
 void Trainer::resume(const NamedTensors& checkpoint, const std::string& source) {
-  auto progress = restore_checkpoint(checkpoint, source, model_, *optimizer_);
+  auto progress = restore_checkpoint(checkpoint, source, *model_, *optimizer_);
   if (progress.order.defined()) {
     if (progress.order.numel() != train_loader_->examples()) {
       throw Error(fmt::format("checkpoint '{}' was made on other training data or another number of ranks: its "
@@ -157,7 +157,7 @@ double Trainer::train_step(DataLoader::Iterator& batch) {
   double loss_sum = 0.0;
   int64_t batches = 0;
   while (batches < config_.grad_accum && batch != train_loader_->end()) {
-    const auto loss = batch_loss_(model_, *batch);
+    const auto loss = batch_loss_(*model_, *batch);
     const double value = loss.item<double>();
     if (!std::isfinite(value)) {
       const auto kept = config_.out_dir.empty() ? std::string("No checkpoint is written without out_dir")
@@ -209,8 +209,8 @@ StepRecord Trainer::step_record(double step_loss, double seconds, const Training
 EvalRecord Trainer::evaluate() {
   EvalRecord record;
   model_->eval();
-  const double train_loss = calc_loss_loader(model_, *train_loader_, config_.eval_iter, batch_loss_);
-  const double val_loss = calc_loss_loader(model_, *val_loader_, config_.eval_iter, batch_loss_);
+  const double train_loss = calc_loss_loader(*model_, *train_loader_, config_.eval_iter, batch_loss_);
+  const double val_loss = calc_loss_loader(*model_, *val_loader_, config_.eval_iter, batch_loss_);
   model_->train();
   std::tie(record.train_loss, record.val_loss) = mean_over_ranks(group_.get(), train_loss, val_loss);
   record.step = progress_.step - 1;
@@ -229,10 +229,10 @@ double Trainer::current_lr() const {
 std::string Trainer::sample() {
   const bool was_training = model_->is_training();
   model_->eval();
-  const int64_t context = model_->config.context_length;
+  const int64_t context = model_->shape().context_length;
   auto ids = text_to_token_ids(tokenizer_, config_.start_context);  // [1, n]
   ids = ids.slice(1, std::max<int64_t>(0, ids.size(1) - context));
-  const auto out = generate_text_simple(model_, ids, config_.sample_tokens, context);
+  const auto out = generate_text_simple(*model_, ids, config_.sample_tokens, context);
   model_->train(was_training);
   return token_ids_to_text(tokenizer_, out);
 }
@@ -246,10 +246,10 @@ int64_t Trainer::total_steps() const {
   return config_.max_steps > 0 ? std::min(all, config_.max_steps) : all;
 }
 
-NamedTensors Trainer::checkpoint() const { return checkpoint_archive(model_, *optimizer_, config_, progress_); }
+NamedTensors Trainer::checkpoint() const { return checkpoint_archive(*model_, *optimizer_, config_, progress_); }
 
 void Trainer::save_checkpoint() const {
-  llm::save_checkpoint(checkpoint_path(), model_, *optimizer_, config_, progress_);
+  llm::save_checkpoint(checkpoint_path(), *model_, *optimizer_, config_, progress_);
 }
 
 }  // namespace llm

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "llm/io/tensor_archive.h"
-#include "llm/model/gpt_model.h"
+#include "llm/model/language_model.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
 #include "llm/train/checkpoint.h"
-#include "llm/train/distributed.h"
+#include "llm/train/gradient_sync.h"
 #include "llm/train/loss.h"
 #include "llm/train/metrics.h"
 #include "llm/train/ranks.h"
@@ -83,7 +83,7 @@ class Trainer {
   /// epoch, starts from rank 0's weights, and averages the gradients of every step
   /// with the others; evaluation losses are averaged over the ranks, and only rank 0
   /// writes the checkpoint and metrics.
-  Trainer(TrainConfig config, std::shared_ptr<Task> task, GPTModel model, const BpeTokenizer& tokenizer,
+  Trainer(TrainConfig config, std::shared_ptr<Task> task, LanguageModel model, const BpeTokenizer& tokenizer,
           torch::Device device = torch::kCPU, std::shared_ptr<ProcessGroup> group = nullptr);
 
   /// Continues the run saved in `checkpoint` (see checkpoint.h; the trainer was built
@@ -117,8 +117,8 @@ class Trainer {
   /// Adds an epoch's accuracies to the run's history (a classifier's end of epoch).
   void add_accuracy(const AccuracyRecord& record) { progress_.accuracies.push_back(record); }
 
-  GPTModel& model() { return model_; }
-  const GPTModel& model() const { return model_; }
+  LanguageModel& model() { return model_; }
+  const LanguageModel& model() const { return model_; }
   const TrainConfig& config() const { return config_; }
   const TrainingProgress& progress() const { return progress_; }
   /// The last train() call's step time and data-loading time.
@@ -154,7 +154,7 @@ class Trainer {
   TrainConfig config_;
   std::shared_ptr<Task> task_;
   const BpeTokenizer& tokenizer_;
-  GPTModel model_{nullptr};
+  LanguageModel model_{nullptr};
   std::unique_ptr<torch::optim::AdamW> optimizer_;
   std::unique_ptr<DataLoader> train_loader_, val_loader_;
   BatchLoss batch_loss_;  // the task's

@@ -10,7 +10,7 @@ namespace llm {
 
 std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, std::shared_ptr<Task> task,
                                       const BpeTokenizer& tokenizer, torch::Device device) {
-  task->load_data(run.config, run.model_config.context_length, tokenizer);
+  task->load_data(run.config, run.model_config.shape().context_length, tokenizer);
   auto group = run.distributed ? std::make_shared<ProcessGroup>(*run.distributed) : nullptr;
   auto config = run.config;
   task->adapt_config(config);
@@ -29,10 +29,10 @@ bool starts_with_optimizer_state(const TrainingRun& run, const Task& task) {
   return task.continues_optimizer() && !with_prefix_removed(run.initial_weights, "optimizer_state_dict/").empty();
 }
 
-GPTModel checkpoint_model(const NamedTensors& checkpoint, const std::string& source) {
-  GPTModel model(checkpoint_model_config(checkpoint, source));
+LanguageModel checkpoint_model(const NamedTensors& checkpoint, const std::string& source) {
+  auto model = checkpoint_model_config(checkpoint, source).make();
   const auto run = checkpoint_train_config(checkpoint, source);
-  make_task(run.task)->shape_model(model, run);
+  make_task(run.task)->shape_model(*model, run);
   load_state_dict(*model, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", source));
   return model;
 }

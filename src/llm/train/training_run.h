@@ -5,8 +5,8 @@
 #include <string>
 
 #include "llm/io/tensor_archive.h"
-#include "llm/model/gpt_config.h"
-#include "llm/model/gpt_model.h"
+#include "llm/model/language_model.h"
+#include "llm/model/model_config.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/train/distributed.h"
 #include "llm/train/task.h"
@@ -20,7 +20,7 @@ namespace llm {
 /// checkpoint's run continued.
 struct TrainingRun {
   TrainConfig config;
-  GPTConfig model_config;
+  ModelConfig model_config;
   /// Set for a data-parallel run.
   std::optional<DistributedConfig> distributed;
   /// The checkpoint to continue, and its file; empty for a new run.
@@ -48,9 +48,9 @@ std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, std::shared_ptr<Ta
 /// model_and_optimizer.pth).
 bool starts_with_optimizer_state(const TrainingRun& run, const Task& task);
 
-/// The model a training checkpoint holds, with its weights: the GPT of its config,
-/// given the shape its task gave it (a classifier's head, a LoRA, frozen as in
-/// training). `source` names it in errors.
-GPTModel checkpoint_model(const NamedTensors& checkpoint, const std::string& source);
+/// The model a training checkpoint holds, with its weights: the model of its config
+/// (any family), given the shape its task gave it (a classifier's head, a LoRA, frozen
+/// as in training). `source` names it in errors.
+LanguageModel checkpoint_model(const NamedTensors& checkpoint, const std::string& source);
 
 }  // namespace llm

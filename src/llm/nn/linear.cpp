@@ -1,4 +1,4 @@
-#include "llm/util/linear.h"
+#include "llm/nn/linear.h"
 
 #include <fmt/format.h>
 

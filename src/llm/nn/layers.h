@@ -2,7 +2,7 @@
 
 #include <torch/torch.h>
 
-#include "llm/util/linear.h"
+#include "llm/nn/linear.h"
 
 namespace llm {
 
@@ -23,17 +23,16 @@ struct GELUImpl : torch::nn::Module {
 };
 TORCH_MODULE(GELU);
 
-/// Lesson 4.3: emb_dim -> 4 * emb_dim -> GELU -> emb_dim. `layers` registers the
-/// three modules under the lesson's state-dict names (layers.0, layers.2); forward
-/// calls expand and contract by name, so that decoding one token can take the
-/// matrix-vector path (Linear::forward_matvec), which the Sequential would not.
+/// Lesson 4.3: emb_dim -> 4 * emb_dim -> GELU -> emb_dim, its modules under the
+/// lesson's state-dict names (layers.0, layers.1, layers.2). forward calls them by
+/// name, so that decoding one token takes the matrix-vector path
+/// (Linear::forward_matvec), which an nn::Sequential would not.
 struct FeedForwardImpl : torch::nn::Module {
   explicit FeedForwardImpl(int64_t emb_dim);
   torch::Tensor forward(const torch::Tensor& x);
 
-  torch::nn::Sequential layers{nullptr};
   Linear expand{nullptr}, contract{nullptr};
-  GELU gelu;
+  GELU gelu{nullptr};
 };
 TORCH_MODULE(FeedForward);
 

@@ -1,4 +1,4 @@
-#include "llm/text/classification_data.h"
+#include "llm/text/labelled_examples.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -1,4 +1,4 @@
-#include "llm/model/layers.h"
+#include "llm/nn/layers.h"
 
 #include <fmt/format.h>
 
@@ -27,11 +27,13 @@ torch::Tensor GELUImpl::forward(const torch::Tensor& x) {
 }
 
 FeedForwardImpl::FeedForwardImpl(int64_t emb_dim) {
-  // Built one by one: C++ leaves the order of a call's arguments open, and the
-  // initial weights depend on the order of the generator's draws.
-  expand = Linear(emb_dim, 4 * emb_dim);
-  contract = Linear(4 * emb_dim, emb_dim);
-  layers = register_module("layers", torch::nn::Sequential(expand, gelu, contract));
+  // The lesson's nn.Sequential names its three modules layers.0, layers.1 and layers.2;
+  // a plain module under "layers" gives the state dict those names. Built one by one:
+  // the initial weights depend on the order of the generator's draws.
+  const auto layers = register_module("layers", std::make_shared<torch::nn::Module>("Sequential"));
+  expand = layers->register_module("0", Linear(emb_dim, 4 * emb_dim));
+  gelu = layers->register_module("1", GELU());
+  contract = layers->register_module("2", Linear(4 * emb_dim, emb_dim));
 }
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {

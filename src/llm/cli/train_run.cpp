@@ -31,6 +31,7 @@ void print_finetuned_model(const Trainer& trainer, const TrainingRun& run, const
   }
   const auto& model = trainer.model();
   const auto all = parameter_count(*model), trains = trainable_parameter_count(*model);
+  const auto shape = model->shape();
   if (config.uses_lora()) {  // appendix E's counts: the model, frozen, then its LoRA
     fmt::print("Total trainable parameters before: {}\nTotal trainable parameters after: 0\nTotal trainable LoRA "
                "parameters: {}\n",
@@ -41,7 +42,7 @@ void print_finetuned_model(const Trainer& trainer, const TrainingRun& run, const
              config.uses_lora()
                  ? fmt::format("LoRA of rank {} and alpha {} on every Linear", config.lora_rank, config.lora_alpha)
                  : trainable,
-             model->shape().n_layers, model->shape().emb_dim, model->shape().context_length);
+             shape.n_layers, shape.emb_dim, shape.context_length);
 }
 
 void save_finetuned_state_dict(const cxxopts::ParseResult& args, const Trainer& trainer, const std::string& label) {

@@ -39,6 +39,11 @@ AttentionHeads attention_layer(const GPTConfig& c) {
   return AttentionHeads(layer);
 }
 
+// The sizes a GPT of config `c` has, as the model interface gives them.
+ModelShape shape_of(const GPTConfig& c) {
+  return {c.vocab_size, c.context_length, c.emb_dim, c.n_heads, c.kv_heads(), c.n_layers};
+}
+
 }  // namespace
 
 TransformerBlockImpl::TransformerBlockImpl(const GPTConfig& c) {
@@ -98,8 +103,7 @@ torch::Tensor GPTModelImpl::forward_cached(const torch::Tensor& in_idx, KVCache&
 }
 
 ModelShape GPTModelImpl::check_config(const nlohmann::json& settings, std::string_view source) {
-  const auto c = config_from_json(settings, source);
-  return {c.vocab_size, c.context_length, c.emb_dim, c.n_heads, c.kv_heads(), c.n_layers};
+  return shape_of(config_from_json(settings, source));
 }
 
 GPTConfig GPTModelImpl::config_from_json(const nlohmann::json& settings, std::string_view source) {
@@ -108,9 +112,7 @@ GPTConfig GPTModelImpl::config_from_json(const nlohmann::json& settings, std::st
 
 std::string GPTModelImpl::hf_layout_problem(const GPTConfig& config) { return hf_gpt2_layout_problem(config); }
 
-ModelShape GPTModelImpl::shape() const {
-  return {config.vocab_size, config.context_length, config.emb_dim, config.n_heads, config.kv_heads(), config.n_layers};
-}
+ModelShape GPTModelImpl::shape() const { return shape_of(config); }
 
 void GPTModelImpl::replace_head(Linear head) { out_head = replace_module("out_head", std::move(head)); }
 

@@ -5,7 +5,6 @@
 #include "llm/attention/scaled_dot_product.h"
 #include "llm/io/state_dict.h"
 #include "llm/io/tensor_archive.h"
-#include "llm/model/attention_maps.h"
 #include "llm/model/generate.h"
 #include "llm/model/gpt_model.h"
 #include "llm/model/model_config.h"
@@ -236,6 +235,7 @@ TEST_CASE("configs load with validation that names the file and the key") {
   rejects("{\"emb_dim\": \"big\"}", "emb_dim must be an integer, got \"big\"");
   rejects("{\"emb_dims\": 3}", "unknown key 'emb_dims'");
   rejects("{\"attention\": \"gqa\", \"n_kv_groups\": 5}", "n_kv_groups (5) must divide n_heads (12)");
+  rejects("{\"n_kv_groups\": 4}", "n_kv_groups (4) needs attention \"gqa\"");  // one knob per choice
   rejects("{\"attention\": \"flash\"}", "attention must be \"mha\" or \"gqa\"");
   rejects("{\"drop_rate\": 1.5}", "drop_rate must be in [0, 1)");
   rejects("[1]", "expected a JSON object");
@@ -379,7 +379,7 @@ TEST_CASE("LoRA: appendix E's counts, a no-op until it trains, and a merge that 
   torch::manual_seed(3);  // the first Linear's LoRA draws first
   auto first_a = torch::empty({config.emb_dim, 4});
   torch::nn::init::kaiming_uniform_(first_a, std::sqrt(5.0));
-  CHECK(torch::equal(model->trf_blocks[0]->as<llm::TransformerBlock>()->att->W_query->lora->A, first_a));
+  CHECK(torch::equal((*model->trf_blocks)[0]->att->W_query->lora->A, first_a));
   int64_t lora_parameters = 0;
   for (const auto& parameter : model->parameters()) lora_parameters += parameter.requires_grad() ? parameter.numel() : 0;
   const int64_t e = config.emb_dim, v = config.vocab_size;
@@ -449,7 +449,7 @@ TEST_CASE("attention maps: every layer's and head's causal weights, recorded onl
 
     model->eval();
     const auto logits = model->forward(ids);
-    auto* first = model->trf_blocks[0]->as<llm::TransformerBlock>()->att.get();
+    auto* first = (*model->trf_blocks)[0]->att.get();
     CHECK_FALSE(first->recorded_weights.defined());  // off by default: nothing is kept
 
     model->train();
@@ -465,7 +465,7 @@ TEST_CASE("attention maps: every layer's and head's causal weights, recorded onl
 
     // Layer 0 by hand: the lesson's softmax(q k^T / sqrt(d)) of the first block's input.
     torch::NoGradGuard no_grad;
-    const auto x = model->trf_blocks[0]->as<llm::TransformerBlock>()->norm1(model->tok_emb(ids) +
+    const auto x = (*model->trf_blocks)[0]->norm1(model->tok_emb(ids) +
                                                                             model->pos_emb(torch::arange(6)));
     const auto q = llm::split_heads(first->W_query(x), 4);
     const auto k = llm::split_heads(first->W_key(x), config.attention == "gqa" ? 2 : 4).repeat_interleave(
@@ -473,51 +473,4 @@ TEST_CASE("attention maps: every layer's and head's causal weights, recorded onl
     const auto scores = torch::matmul(q, k.transpose(-2, -1)).masked_fill(llm::causal_mask(6).to(torch::kBool), -INFINITY);
     llm::test::check_close(weights[0], torch::softmax(scores / 2.0, -1)[0], "layer 0", llm::test::tolerance::kForward);
   }
-}
-
-TEST_CASE("head summaries: a previous-token head, a first-token head, the strongest links") {
-  // Row i looks at token i - 1 only (row 0 at itself).
-  auto previous = torch::zeros({4, 4});
-  previous[0][0] = 1;
-  for (int64_t i = 1; i < 4; ++i) previous[i][i - 1] = 1;
-  const auto p = llm::summarize_head(previous, 2);
-  CHECK(p.previous_token == 1.0);
-  CHECK(p.first_token == Approx(1.0 / 3));
-  CHECK(p.entropy == 0.0);
-  CHECK(p.mean_distance == 1.0);
-  REQUIRE(p.strongest.size() == 2);
-  CHECK(p.strongest[0].weight == 1.0);
-  CHECK(p.strongest[0].to == p.strongest[0].from - 1);
-
-  // Every row spread evenly over what it can see.
-  auto even = torch::zeros({3, 3});
-  for (int64_t i = 0; i < 3; ++i) even[i].slice(0, 0, i + 1).fill_(1.0 / static_cast<double>(i + 1));
-  const auto e = llm::summarize_head(even);
-  CHECK(e.entropy == Approx((1.0 + std::log2(3.0)) / 2));  // rows 1 and 2: 1 bit and log2(3) bits
-  CHECK(e.mean_distance == Approx((0.5 + 1.0) / 2));
-  CHECK(e.strongest.size() == 3);  // (1,0) 0.5, then (2,0) and (2,1) a third each
-  CHECK(e.strongest[0].weight == Approx(0.5));
-
-  const auto one = llm::summarize_head(torch::ones({1, 1}));  // one token has no choice
-  CHECK(one.entropy == 0.0);
-  CHECK(one.strongest.empty());
-}
-
-TEST_CASE("attention maps JSON: safe inside an HTML script, tokens as given") {
-  llm::AttentionMaps maps;
-  maps.tokens = {"</script>", " <b>&", "\"x\""};
-  maps.weights = torch::tril(torch::ones({1, 2, 3, 3}));
-  maps.weights /= maps.weights.sum(-1, true);
-  maps.kv_groups = 1;
-  maps.model = "untrained <test>";
-  const auto json = llm::attention_maps_json(maps);
-  CHECK(json.find('<') == std::string::npos);
-  CHECK(json.find('>') == std::string::npos);
-  CHECK(json.find('&') == std::string::npos);
-  const auto parsed = nlohmann::json::parse(json);
-  CHECK(parsed["tokens"] == nlohmann::json(maps.tokens));
-  CHECK(parsed["model"] == "untrained <test>");
-  CHECK(parsed["kv_group"] == nlohmann::json({0, 0}));
-  CHECK(parsed["layers"][0][1]["weights"] == nlohmann::json::parse("[[1.0],[0.5,0.5],[0.3333,0.3333,0.3333]]"));
-  CHECK(parsed["layers"][0][0]["summary"]["previous_token"] == 0.4167);  // (0.5 + 0.3333) / 2
 }

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 
 #include "attention_heads_page.h"  // kAttentionHeadsPage, generated from attention-heads.html
+#include "attention_maps.h"        // the page's data
 #include "llm/cli/cli.h"
 #include "llm/cli/train_flags.h"
 #include "llm/io/tensor_archive.h"
-#include "llm/model/attention_maps.h"
 #include "llm/reference/recording.h"
 #include "llm/util/files.h"
 #include "llm/util/process.h"

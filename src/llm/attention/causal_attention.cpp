@@ -32,13 +32,13 @@ MultiAttentionStackingImpl::MultiAttentionStackingImpl(const AttentionOptions& o
   if (o.num_heads() <= 0) {
     throw Error(fmt::format("MultiAttentionStacking: num_heads must be positive, got {}", o.num_heads()));
   }
-  heads = register_module("heads", torch::nn::ModuleList());
+  heads = register_module("heads", ModuleListOf<CausalAttention>());
   for (int64_t h = 0; h < o.num_heads(); ++h) heads->push_back(CausalAttention(o));
 }
 
 torch::Tensor MultiAttentionStackingImpl::forward(const torch::Tensor& x) {
   std::vector<torch::Tensor> outputs;
-  for (const auto& head : *heads) outputs.push_back(head->as<CausalAttention>()->forward(x));  // [b, t, d_out]
+  for (auto& head : *heads) outputs.push_back(head(x));  // [b, t, d_out]
   return torch::cat(outputs, /*dim=*/-1);  // [b, t, num_heads * d_out]
 }
 

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "llm/attention/attention_options.h"
+#include "llm/nn/module_list.h"
 
 namespace llm {
 
@@ -29,7 +30,7 @@ struct MultiAttentionStackingImpl : torch::nn::Module {
   explicit MultiAttentionStackingImpl(const AttentionOptions& options);
   torch::Tensor forward(const torch::Tensor& x);
 
-  torch::nn::ModuleList heads;
+  ModuleListOf<CausalAttention> heads{nullptr};
 };
 TORCH_MODULE(MultiAttentionStacking);
 

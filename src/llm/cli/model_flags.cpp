@@ -28,10 +28,18 @@ void add_model_flags(cxxopts::Options& options, const std::string& default_confi
       "(transformers' GPT2LMHeadModel opens the folder)", cxxopts::value<std::string>(), "FILE");
 }
 
-GPTConfig config_from_flags(const cxxopts::ParseResult& args) { return load_gpt_config(args["config"].as<std::string>()); }
-
 ModelConfig model_config_from_flags(const cxxopts::ParseResult& args) {
   return ModelConfig::load(args["config"].as<std::string>());
+}
+
+GPTConfig config_from_flags(const cxxopts::ParseResult& args) {
+  const auto config = model_config_from_flags(args);
+  const auto source = args["config"].as<std::string>();
+  if (config.family() != GPTModelImpl::kFamily) {
+    throw Error(fmt::format("config '{}': this step builds chapter 4's GPT (family \"{}\"); the config's family is \"{}\"",
+                            source, GPTModelImpl::kFamily, config.family()));
+  }
+  return GPTModelImpl::config_from_json(config.settings(), source);
 }
 
 void require_context_length(const cxxopts::ParseResult& args, int64_t context_length, int64_t tokens,

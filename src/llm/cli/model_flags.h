@@ -26,7 +26,8 @@ void add_config_flag(cxxopts::Options& options, const std::string& default_confi
 /// --config, plus --load-state-dict FILE, --save-state-dict FILE and --save-safetensors FILE.
 void add_model_flags(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");
 
-/// --config as the lesson's GPT config (the chapter-4 steps build its parts).
+/// --config as the lesson's GPT config (the chapter-4 steps build its parts): read as
+/// model_config_from_flags reads it, and an llm::Error unless its family is "gpt2".
 GPTConfig config_from_flags(const cxxopts::ParseResult& args);
 
 /// --config as a model config of any family.

@@ -51,6 +51,11 @@ void GPTConfig::validate(std::string_view source) const {
   if (n_kv_groups < 0) {
     throw Error(fmt::format("config '{}': n_kv_groups must be positive (or 0: one per head), got {}", source, n_kv_groups));
   }
+  if (n_kv_groups > 0 && attention != "gqa") {
+    throw Error(fmt::format("config '{}': n_kv_groups ({}) needs attention \"gqa\"; with \"{}\" every head has its own "
+                            "keys and values",
+                            source, n_kv_groups, attention));
+  }
   if (n_kv_groups > 0 && n_heads % n_kv_groups != 0) {
     throw Error(fmt::format("config '{}': n_kv_groups ({}) must divide n_heads ({})", source, n_kv_groups, n_heads));
   }

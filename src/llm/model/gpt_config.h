@@ -27,12 +27,11 @@ struct GPTConfig {
   bool qkv_bias = false;
   /// "mha" (multi-head attention) or "gqa" (grouped-query attention).
   std::string attention = "mha";
-  /// Key/value groups when attention is "gqa"; 0 means one per head.
+  /// Key/value groups, with "gqa" only; 0 means one per head.
   int64_t n_kv_groups = 0;
 
-  /// The key/value heads each layer has: n_heads with multi-head attention, and with
-  /// grouped-query attention n_kv_groups (or n_heads when it is 0).
-  int64_t kv_heads() const { return attention == "gqa" && n_kv_groups > 0 ? n_kv_groups : n_heads; }
+  /// The key/value heads each layer has: n_kv_groups, or n_heads when it is 0.
+  int64_t kv_heads() const { return n_kv_groups > 0 ? n_kv_groups : n_heads; }
 
   double emb_drop_rate() const { return drop_rate_emb.value_or(drop_rate); }
   double attn_drop_rate() const { return drop_rate_attn.value_or(drop_rate); }

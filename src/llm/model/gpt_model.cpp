@@ -9,19 +9,6 @@
 namespace llm {
 namespace {
 
-void check_ids(const torch::Tensor& in_idx, const GPTConfig& config) {
-  if (in_idx.dim() != 2 || in_idx.scalar_type() != torch::kLong) {
-    throw Error(fmt::format("GPT: token ids must be a 2-D int64 tensor [batch, tokens], got {}-D {}", in_idx.dim(),
-                            c10::toString(in_idx.scalar_type())));
-  }
-  if (in_idx.size(1) == 0 || in_idx.size(1) > config.context_length) {
-    throw Error(fmt::format("GPT: {} tokens; expected 1..{} (context_length)", in_idx.size(1), config.context_length));
-  }
-  if (in_idx.numel() > 0 && (in_idx.min().item<int64_t>() < 0 || in_idx.max().item<int64_t>() >= config.vocab_size)) {
-    throw Error(fmt::format("GPT: token ids must be in 0..{}", config.vocab_size - 1));
-  }
-}
-
 // The config's attention: lesson 3.6.2's multi-head attention, or the course's
 // grouped-query attention with n_kv_groups key/value heads.
 AttentionHeads attention_layer(const GPTConfig& c) {
@@ -68,7 +55,7 @@ GPTModelImpl::GPTModelImpl(const GPTConfig& c) : config(c) {
   tok_emb = register_module("tok_emb", torch::nn::Embedding(c.vocab_size, c.emb_dim));
   pos_emb = register_module("pos_emb", torch::nn::Embedding(c.context_length, c.emb_dim));
   drop_emb = register_module("drop_emb", torch::nn::Dropout(c.emb_drop_rate()));
-  trf_blocks = register_module("trf_blocks", torch::nn::Sequential());
+  trf_blocks = register_module("trf_blocks", ModuleListOf<TransformerBlock>());
   for (int64_t i = 0; i < c.n_layers; ++i) trf_blocks->push_back(TransformerBlock(c));
   final_norm = register_module("final_norm", LayerNorm(c.emb_dim));
   out_head = register_module("out_head", Linear(c.emb_dim, c.vocab_size, /*bias=*/false));
@@ -79,25 +66,22 @@ torch::Tensor GPTModelImpl::forward(const torch::Tensor& in_idx) {
 }
 
 torch::Tensor GPTModelImpl::forward_hidden(const torch::Tensor& in_idx) {
-  check_ids(in_idx, config);
+  check_token_ids(in_idx, shape(), "GPT");
   const int64_t t = in_idx.size(1);
   auto x = tok_emb(in_idx) + pos_emb(torch::arange(t, in_idx.options()));  // [b, t, emb_dim]
-  x = trf_blocks->forward(drop_emb(x));                                     // [b, t, emb_dim]
-  return final_norm(x);                                                     // [b, t, emb_dim]
+  x = drop_emb(x);
+  for (auto& block : *trf_blocks) x = block(x);  // [b, t, emb_dim]
+  return final_norm(x);                          // [b, t, emb_dim]
 }
 
 torch::Tensor GPTModelImpl::forward_cached(const torch::Tensor& in_idx, KVCache& cache) {
-  check_ids(in_idx, config);
+  check_token_ids(in_idx, shape(), "GPT");
+  check_cache_room(cache, in_idx.size(1), shape(), "GPT");
   const int64_t past = cache.length(), t = in_idx.size(1);
-  if (static_cast<int64_t>(cache.layers.size()) != config.n_layers || past + t > config.context_length) {
-    throw Error(fmt::format("GPT: a cache of {} layers and {} tokens cannot take {} more (n_layers {}, "
-                            "context_length {})",
-                            cache.layers.size(), past, t, config.n_layers, config.context_length));
-  }
   auto x = tok_emb(in_idx) + pos_emb(torch::arange(past, past + t, in_idx.options()));  // [b, t, emb_dim]
   x = drop_emb(x);
   for (size_t i = 0; i < trf_blocks->size(); ++i) {
-    x = trf_blocks[i]->as<TransformerBlock>()->forward_cached(x, cache.layers[i]);  // [b, t, emb_dim]
+    x = (*trf_blocks)[i]->forward_cached(x, cache.layers[i]);  // [b, t, emb_dim]
   }
   return out_head->forward_matvec(final_norm(x));  // [b, t, vocab_size]
 }
@@ -117,33 +101,13 @@ ModelShape GPTModelImpl::shape() const { return shape_of(config); }
 void GPTModelImpl::replace_head(Linear head) { out_head = replace_module("out_head", std::move(head)); }
 
 std::vector<std::shared_ptr<torch::nn::Module>> GPTModelImpl::last_block_and_final_norm() const {
-  return {trf_blocks->ptr(trf_blocks->size() - 1), final_norm.ptr()};
+  return {trf_blocks->back().ptr(), final_norm.ptr()};
 }
 
 torch::Tensor GPTModelImpl::attention_weights(const torch::Tensor& ids) {
   std::vector<AttentionHeads> attentions;
-  for (size_t i = 0; i < trf_blocks->size(); ++i) attentions.push_back(trf_blocks[i]->as<TransformerBlock>()->att);
-  // Restores the mode and switches recording off again, however the forward ends.
-  struct Restore {
-    GPTModelImpl& model;
-    std::vector<AttentionHeads>& attentions;
-    bool was_training;
-    ~Restore() {
-      for (auto& att : attentions) {
-        att->record_weights = false;
-        att->recorded_weights = torch::Tensor();
-      }
-      model.train(was_training);
-    }
-  } restore{*this, attentions, is_training()};
-
-  torch::NoGradGuard no_grad;
-  eval();
-  for (auto& att : attentions) att->record_weights = true;
-  forward(ids.to(device()));
-  std::vector<torch::Tensor> layers;
-  for (const auto& att : attentions) layers.push_back(att->recorded_weights[0].to(torch::kCPU, torch::kFloat));
-  return torch::stack(layers);  // [n_layers, n_heads, t, t]
+  for (const auto& block : *trf_blocks) attentions.push_back(block->att);
+  return record_attention_weights(*this, attentions, ids);
 }
 
 nlohmann::json GPTModelImpl::config_json() const { return to_json(config); }

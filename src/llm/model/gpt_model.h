@@ -8,6 +8,7 @@
 #include "llm/model/language_model.h"
 #include "llm/nn/layers.h"
 #include "llm/nn/linear.h"
+#include "llm/nn/module_list.h"
 
 namespace llm {
 
@@ -60,7 +61,7 @@ struct GPTModelImpl : LanguageModelImpl {
   GPTConfig config;
   torch::nn::Embedding tok_emb{nullptr}, pos_emb{nullptr};
   torch::nn::Dropout drop_emb{nullptr};
-  torch::nn::Sequential trf_blocks{nullptr};
+  ModuleListOf<TransformerBlock> trf_blocks{nullptr};  // the lesson's nn.Sequential, run block by block
   LayerNorm final_norm{nullptr};
   Linear out_head{nullptr};
 };

@@ -87,6 +87,43 @@ class LanguageModel : public torch::nn::ModuleHolder<LanguageModelImpl> {
       : ModuleHolder(family.ptr()) {}
 };
 
+/// LanguageModelImpl::attention_weights for a model whose attention layers (holders
+/// with record_weights and recorded_weights) are `layers`, one per block: a forward
+/// pass in eval mode without autograd that records them. The mode is restored and
+/// recording switched off again, however the forward pass ends.
+template <typename Attention>
+torch::Tensor record_attention_weights(LanguageModelImpl& model, std::vector<Attention>& layers,
+                                       const torch::Tensor& ids) {
+  struct Restore {
+    LanguageModelImpl& model;
+    std::vector<Attention>& layers;
+    bool was_training;
+    ~Restore() {
+      for (auto& att : layers) {
+        att->record_weights = false;
+        att->recorded_weights = torch::Tensor();
+      }
+      model.train(was_training);
+    }
+  } restore{model, layers, model.is_training()};
+
+  torch::NoGradGuard no_grad;
+  model.eval();
+  for (auto& att : layers) att->record_weights = true;
+  model.forward(ids.to(model.device()));
+  std::vector<torch::Tensor> weights;
+  for (const auto& att : layers) weights.push_back(att->recorded_weights[0].to(torch::kCPU, torch::kFloat));
+  return torch::stack(weights);  // [n_layers, n_heads, t, t]
+}
+
+/// Throws llm::Error, naming `model`, unless `ids` is a 2-D int64 tensor [batch, tokens]
+/// of 1..context_length tokens, each in 0..vocab_size-1.
+void check_token_ids(const torch::Tensor& ids, const ModelShape& shape, std::string_view model);
+
+/// Throws llm::Error, naming `model`, unless `cache` has one layer per block and room
+/// for `tokens` more within the context length.
+void check_cache_room(const KVCache& cache, int64_t tokens, const ModelShape& shape, std::string_view model);
+
 /// Writes hf_weights() as safetensors to `path`, and hf_config() to config.json beside
 /// it, each atomically: a folder transformers opens.
 void save_hugging_face(const std::filesystem::path& path, const LanguageModelImpl& model);

@@ -4,7 +4,10 @@
 
 #include <algorithm>
 
+#include "llm/model/gemma3_model.h"
 #include "llm/model/gpt_model.h"
+#include "llm/model/llama3_model.h"
+#include "llm/model/qwen3_model.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/json.h"
@@ -35,7 +38,8 @@ std::string family_choices() {
 }  // namespace
 
 const std::vector<ModelFamily>& model_families() {
-  static const std::vector<ModelFamily> kFamilies = {family_entry<GPTModelImpl>()};
+  static const std::vector<ModelFamily> kFamilies = {family_entry<GPTModelImpl>(), family_entry<Llama3ModelImpl>(),
+                                                     family_entry<Qwen3ModelImpl>(), family_entry<Gemma3ModelImpl>()};
   return kFamilies;
 }
 

@@ -43,15 +43,15 @@ torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
 ExampleDeepNeuralNetworkImpl::ExampleDeepNeuralNetworkImpl(const std::vector<int64_t>& sizes, bool shortcut)
     : use_shortcut(shortcut) {
   if (sizes.size() < 2) throw Error("ExampleDeepNeuralNetwork: expected at least two layer sizes");
-  layers = register_module("layers", torch::nn::ModuleList());
+  layers = register_module("layers", ModuleListOf<torch::nn::Sequential>());
   for (size_t i = 0; i + 1 < sizes.size(); ++i) {
     layers->push_back(torch::nn::Sequential(torch::nn::Linear(sizes[i], sizes[i + 1]), GELU()));
   }
 }
 
 torch::Tensor ExampleDeepNeuralNetworkImpl::forward(torch::Tensor x) {
-  for (const auto& layer : *layers) {
-    auto out = layer->as<torch::nn::Sequential>()->forward(x);
+  for (auto& layer : *layers) {
+    auto out = layer->forward(x);
     x = use_shortcut && out.sizes() == x.sizes() ? x + out : out;
   }
   return x;

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "llm/nn/linear.h"
+#include "llm/nn/module_list.h"
 
 namespace llm {
 
@@ -43,7 +44,7 @@ struct ExampleDeepNeuralNetworkImpl : torch::nn::Module {
   torch::Tensor forward(torch::Tensor x);
 
   bool use_shortcut;
-  torch::nn::ModuleList layers{nullptr};
+  ModuleListOf<torch::nn::Sequential> layers{nullptr};  // each Linear, then GELU
 };
 TORCH_MODULE(ExampleDeepNeuralNetwork);
 

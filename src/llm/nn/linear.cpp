@@ -28,13 +28,14 @@ void LoRAImpl::pretty_print(std::ostream& stream) const {
   stream << fmt::format("llm::LoRA(rank={}, alpha={})", rank, alpha);
 }
 
-LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias) {
-  // nn.Linear's reset_parameters, draw for draw.
-  weight = register_parameter("weight", torch::empty({out_features, in_features}));
+LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias, torch::Dtype dtype) {
+  // nn.Linear's reset_parameters, draw for draw, on a tensor of the dtype (as
+  // nn.Linear(..., dtype=) draws: bfloat16 draws are not float32 draws rounded).
+  weight = register_parameter("weight", torch::empty({out_features, in_features}, dtype));
   torch::nn::init::kaiming_uniform_(weight, std::sqrt(5.0));
   if (with_bias) {
     const double bound = in_features > 0 ? 1.0 / std::sqrt(static_cast<double>(in_features)) : 0.0;
-    bias = register_parameter("bias", torch::empty({out_features}));
+    bias = register_parameter("bias", torch::empty({out_features}, dtype));
     torch::nn::init::uniform_(bias, -bound, bound);
   }
 }

@@ -33,7 +33,7 @@ TORCH_MODULE(LoRA);
 /// where LibTorch's torch::nn::Linear runs matmul and then adds the bias. Same values,
 /// PyTorch's autograd graph, one op fewer.
 struct LinearImpl : torch::nn::Module {
-  LinearImpl(int64_t in_features, int64_t out_features, bool bias = true);
+  LinearImpl(int64_t in_features, int64_t out_features, bool bias = true, torch::Dtype dtype = torch::kFloat);
   torch::Tensor forward(const torch::Tensor& x);
   /// forward(x), but a single row (one token decoded with a KV cache) goes through a
   /// matrix-vector product, which the BLAS does about four times faster than the same

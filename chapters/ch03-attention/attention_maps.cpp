@@ -1,4 +1,4 @@
-#include "llm/model/attention_maps.h"
+#include "attention_maps.h"
 
 #include <fmt/format.h>
 

@@ -46,7 +46,9 @@ torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
 }
 
 torch::Tensor LinearImpl::forward_matvec(const torch::Tensor& x) {
-  if (x.dim() == 0 || x.numel() != weight.size(1)) return forward(x);
+  // BLAS's sgemv is the fast path for float32 only; LibTorch's mv of bfloat16 or
+  // float16 is a plain loop, slower than its matrix product.
+  if (x.dim() == 0 || x.numel() != weight.size(1) || weight.scalar_type() != torch::kFloat) return forward(x);
   auto sizes = x.sizes().vec();
   sizes.back() = weight.size(0);
   const auto row = x.reshape({-1});

@@ -35,9 +35,9 @@ TORCH_MODULE(LoRA);
 struct LinearImpl : torch::nn::Module {
   LinearImpl(int64_t in_features, int64_t out_features, bool bias = true, torch::Dtype dtype = torch::kFloat);
   torch::Tensor forward(const torch::Tensor& x);
-  /// forward(x), but a single row (one token decoded with a KV cache) goes through a
-  /// matrix-vector product, which the BLAS does about four times faster than the same
-  /// product as a one-row matrix (docs/benchmarks.md).
+  /// forward(x), but a single row (one token decoded with a KV cache) of float32 goes
+  /// through a matrix-vector product, which the BLAS does about four times faster than
+  /// the same product as a one-row matrix (docs/benchmarks.md).
   torch::Tensor forward_matvec(const torch::Tensor& x);
   void pretty_print(std::ostream& stream) const override;
 

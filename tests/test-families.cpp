@@ -16,6 +16,7 @@
 #include "llm/model/qwen3_model.h"
 #include "llm/reference/recording.h"
 #include "llm/util/files.h"
+#include "llm/util/show.h"
 
 using llm::test::check_close;
 namespace tolerance = llm::test::tolerance;
@@ -48,9 +49,7 @@ TEST_CASE("the course's weights from the same seed, its logits, gradients and gr
       INFO(key);
       CHECK(llm::fingerprint(tensor).item<int64_t>() == get("fingerprint/" + key).item<int64_t>());
     }
-    int64_t parameters = 0;
-    for (const auto& p : model->parameters()) parameters += p.numel();
-    CHECK(parameters == get("parameters").item<int64_t>());
+    CHECK(llm::parameter_count(*model) == get("parameters").item<int64_t>());
 
     const auto ids = get("ids");
     const auto logits = model->forward(ids);
@@ -132,8 +131,7 @@ TEST_CASE("the notebooks' parameter counts, from the configs' sizes") {
   for (const auto& name : kTinyConfigs) {
     INFO(name);
     auto model = seeded_model(name);
-    int64_t held = 0;
-    for (const auto& p : model->parameters()) held += p.numel();
+    const auto held = llm::parameter_count(*model);
     const auto json = settings(name);
     const double counted = name.find("llama") != std::string::npos  ? llm::Llama3ModelImpl::config_from_json(json, name).parameters()
                            : name.find("qwen3") != std::string::npos ? llm::Qwen3ModelImpl::config_from_json(json, name).parameters()

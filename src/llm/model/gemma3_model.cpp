@@ -69,7 +69,7 @@ void validate(const Gemma3Config& c, std::string_view source) {
 
 DecoderSpec gemma3_spec(const Gemma3Config& c) {
   DecoderSpec spec;
-  spec.shape = {c.vocab_size, c.context_length, c.emb_dim, c.n_heads, c.n_kv_groups, c.n_layers};
+  spec.shape = sizes(c).shape();
   spec.name = "Gemma 3";
   spec.blocks_name = "blocks";
   spec.dtype = dtype_named(c.dtype, "the model");
@@ -114,7 +114,7 @@ double Gemma3Config::parameters() const {
 ModelShape Gemma3ModelImpl::check_config(const nlohmann::json& settings, std::string_view source) {
   const auto c = config_from_json(settings, source);
   check_decoder_memory(c.parameters(), c.dtype, sizes(c), 2, "Gemma 3", source);
-  return {c.vocab_size, c.context_length, c.emb_dim, c.n_heads, c.n_kv_groups, c.n_layers};
+  return sizes(c).shape();
 }
 
 Gemma3Config Gemma3ModelImpl::config_from_json(const nlohmann::json& settings, std::string_view source) {

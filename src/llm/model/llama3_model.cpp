@@ -56,7 +56,7 @@ void validate(const Llama3Config& c, std::string_view source) {
 
 DecoderSpec llama3_spec(const Llama3Config& c) {
   DecoderSpec spec;
-  spec.shape = {c.vocab_size, c.context_length, c.emb_dim, c.n_heads, c.n_kv_groups, c.n_layers};
+  spec.shape = sizes(c).shape();
   spec.name = "Llama 3.2";
   spec.blocks_name = "trf_blocks";
   spec.dtype = dtype_named(c.dtype, "the model");
@@ -84,7 +84,7 @@ double Llama3Config::parameters() const {
 ModelShape Llama3ModelImpl::check_config(const nlohmann::json& settings, std::string_view source) {
   const auto c = config_from_json(settings, source);
   check_decoder_memory(c.parameters(), c.dtype, sizes(c), 1, "Llama 3.2", source);
-  return {c.vocab_size, c.context_length, c.emb_dim, c.n_heads, c.n_kv_groups, c.n_layers};
+  return sizes(c).shape();
 }
 
 Llama3Config Llama3ModelImpl::config_from_json(const nlohmann::json& settings, std::string_view source) {

@@ -51,7 +51,7 @@ void validate(const Qwen3Config& c, std::string_view source) {
 
 DecoderSpec qwen3_spec(const Qwen3Config& c) {
   DecoderSpec spec;
-  spec.shape = {c.vocab_size, c.context_length, c.emb_dim, c.n_heads, c.n_kv_groups, c.n_layers};
+  spec.shape = sizes(c).shape();
   spec.name = "Qwen3";
   spec.blocks_name = "trf_blocks";
   spec.dtype = dtype_named(c.dtype, "the model");
@@ -85,7 +85,7 @@ double Qwen3Config::parameters() const {
 ModelShape Qwen3ModelImpl::check_config(const nlohmann::json& settings, std::string_view source) {
   const auto c = config_from_json(settings, source);
   check_decoder_memory(c.parameters(), c.dtype, sizes(c), 1, "Qwen3", source);
-  return {c.vocab_size, c.context_length, c.emb_dim, c.n_heads, c.n_kv_groups, c.n_layers};
+  return sizes(c).shape();
 }
 
 Qwen3Config Qwen3ModelImpl::config_from_json(const nlohmann::json& settings, std::string_view source) {

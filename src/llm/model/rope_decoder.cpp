@@ -231,12 +231,4 @@ NamedTensors RopeDecoderImpl::hf_weights() const { throw Error(decoder_hf_layout
 
 nlohmann::json RopeDecoderImpl::hf_config() const { throw Error(decoder_hf_layout_problem(spec_.name)); }
 
-int64_t RopeDecoderImpl::parameter_count() const {
-  int64_t total = 0;
-  for (const auto& p : parameters()) total += p.numel();
-  return total;
-}
-
-int64_t RopeDecoderImpl::unique_parameter_count() const { return parameter_count() - tok_emb->weight.numel(); }
-
 }  // namespace llm

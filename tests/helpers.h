@@ -8,6 +8,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "assertion_count.h"
 #include "llm/util/files.h"
@@ -30,6 +31,19 @@ inline std::filesystem::path data_or_skip(const std::string& name) {
   }
   std::cout << "skipped: " << path.string() << " is missing; run scripts/fetch-data.sh" << std::endl;
   std::exit(kSkipped);
+}
+
+/// The tokenizer goldens' hash of a token sequence: FNV-1a 64 over each id as 4
+/// little-endian bytes (scripts/reference/tokenizer_cases.mjs).
+inline std::string fnv1a64_of_ids(const std::vector<int64_t>& ids) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const int64_t id : ids) {
+    for (int k = 0; k < 4; ++k) {
+      h ^= (static_cast<uint64_t>(id) >> (8 * k)) & 0xFF;
+      h *= 0x100000001b3ULL;
+    }
+  }
+  return fmt::format("{:016x}", h);
 }
 
 /// A file of tests/golden/ (the tests run from the project root).

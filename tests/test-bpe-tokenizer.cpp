@@ -20,17 +20,7 @@ nlohmann::json golden() {
   return nlohmann::json::parse(llm::read_file(llm::test::golden("bpe-tiktoken.json")));
 }
 
-// The golden's hash of a token sequence: FNV-1a 64 over each id as 4 little-endian bytes.
-std::string fnv1a64(const std::vector<int64_t>& ids) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (const int64_t id : ids) {
-    for (int k = 0; k < 4; ++k) {
-      h ^= (static_cast<uint64_t>(id) >> (8 * k)) & 0xFF;
-      h *= 0x100000001b3ULL;
-    }
-  }
-  return fmt::format("{:016x}", h);
-}
+std::string fnv1a64(const std::vector<int64_t>& ids) { return llm::test::fnv1a64_of_ids(ids); }
 
 }  // namespace
 

@@ -1,31 +1,44 @@
-// Lesson 2.5: GPT-2's byte-level BPE tokenizer (the ids of tiktoken's "gpt2").
+// Lesson 2.5: GPT-2's byte-level BPE tokenizer (the ids of tiktoken's "gpt2"), and the
+// tokenizers of today's models read from Hugging Face's tokenizer.json.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <set>
+
 #include "llm/io/tensor_archive.h"
-#include "llm/text/bpe_tokenizer.h"
+#include "llm/text/tokenizer_json.h"
 #include "llm/cli/cli.h"
 #include "llm/util/files.h"
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch02-02-bpe-tokenizer", "GPT-2 byte-level BPE: encode, decode, count tokens");
-  options.add_options()("input", "Text file to encode (its ids are saved as \"ids\")",
+  auto options = llm::cli::options("ch02-02-bpe-tokenizer", "BPE tokenizers: encode, decode, count tokens");
+  options.add_options()("tokenizer",
+                        fmt::format("{} (fetched by scripts/fetch-data.sh), or a tokenizer.json file",
+                                    fmt::join(llm::tokenizer_names(), ", ")),
+                        cxxopts::value<std::string>()->default_value("gpt2"), "NAME|FILE")("input", "Text file to encode (its ids are saved as \"ids\")",
                         cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
       "text", "A sample to encode token by token",
       cxxopts::value<std::string>()->default_value(
           "Hello, do you like tea? <|endoftext|> In the sunlit terracesof someunknownPlace."))(
-      "encoder", "encoder.json of the vocabulary",
+      "encoder", "encoder.json of a GPT-2-style vocabulary (instead of --tokenizer)",
       cxxopts::value<std::string>()->default_value(llm::data_file("gpt2/encoder.json")), "FILE")(
-      "merges", "vocab.bpe of the vocabulary",
+      "merges", "vocab.bpe of a GPT-2-style vocabulary (instead of --tokenizer)",
       cxxopts::value<std::string>()->default_value(llm::data_file("gpt2/vocab.bpe")), "FILE");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
+    const bool gpt2_files = args.count("encoder") != 0 || args.count("merges") != 0;
+    if (gpt2_files && args.count("tokenizer") != 0) {
+      throw llm::cli::BadFlagValue("give either --tokenizer or --encoder and --merges, not both");
+    }
     const auto tokenizer =
-        llm::BpeTokenizer::from_files(args["encoder"].as<std::string>(), args["merges"].as<std::string>());
+        gpt2_files ? llm::BpeTokenizer::from_files(args["encoder"].as<std::string>(), args["merges"].as<std::string>())
+                   : llm::tokenizer_named(args["tokenizer"].as<std::string>());
     fmt::print("Vocabulary: {} tokens, {} merges\n\n", tokenizer.vocab_size(), tokenizer.vocabulary().merges.size());
 
     const auto text = args["text"].as<std::string>();
-    const auto sample_ids = tokenizer.encode(text, {"<|endoftext|>"});
+    std::set<std::string> allowed;
+    if (tokenizer.special_token("<|endoftext|>")) allowed.insert("<|endoftext|>");
+    const auto sample_ids = tokenizer.encode(text, allowed);
     fmt::print("Text: {}\nIds:  {}\nTokens:", text, sample_ids);
     for (const auto id : sample_ids) fmt::print(" [{}]", tokenizer.token_bytes(id));
     fmt::print("\nDecoded: {}\n\n", tokenizer.decode(sample_ids));

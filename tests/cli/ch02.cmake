@@ -9,10 +9,27 @@ llm_cli_test(ch02-01:unknown-word-v1 1 "'Zanzibar' is not in the vocabulary" NEE
              COMMAND ch02-01-simple-tokenizer --text "Zanzibar")
 llm_cli_test(ch02-02:the-verdict 0 "-> 5145 tokens. decode gives the text back: yes" NEEDS ${VERDICT} ${GPT2}
              COMMAND ch02-02-bpe-tokenizer)
-llm_cli_test(ch02-02:bad-encoder 1 "bad-encoder.json': not valid JSON" NEEDS ${VERDICT}
+llm_cli_test(ch02-02:bad-encoder 1 "bad-encoder.json': not valid JSON" NEEDS ${VERDICT} ${GPT2}
              COMMAND ch02-02-bpe-tokenizer --encoder ${FIXTURES}/bad-encoder.json)
 llm_cli_test(ch02-02:bad-merges 1 "bad-merges.bpe': line 3: expected two tokens" NEEDS ${VERDICT} ${GPT2}
              COMMAND ch02-02-bpe-tokenizer --merges ${FIXTURES}/bad-merges.bpe)
+# Today's tokenizers from their tokenizer.json: the-verdict's token counts of
+# @lenml/tokenizers (tests/golden/tokenizer-json.json).
+foreach(pair llama3:4941 qwen3:4943 gemma3:4990)
+  string(REPLACE ":" ";" pair "${pair}")
+  list(GET pair 0 name)
+  list(GET pair 1 count)
+  llm_cli_test(ch02-02:${name} 0 "-> ${count} tokens. decode gives the text back: yes"
+               NEEDS ${VERDICT} tokenizers/${name}/tokenizer.json COMMAND ch02-02-bpe-tokenizer --tokenizer ${name})
+endforeach()
+llm_cli_test(ch02-02:qwen3-chat 0 "^Ids:  \\[151644, 872, 198, 13048, 151645\\]$" NEEDS ${VERDICT} tokenizers/qwen3/tokenizer.json
+             COMMAND ch02-02-bpe-tokenizer --tokenizer qwen3 --text "<|im_start|>user\nHi<|im_end|>")
+llm_cli_test(ch02-02:bad-tokenizer-json 1 "bad-encoder.json': not valid JSON" NEEDS ${VERDICT}
+             COMMAND ch02-02-bpe-tokenizer --tokenizer ${FIXTURES}/bad-encoder.json)
+llm_cli_test(ch02-02:missing-tokenizer-json 1 "no-such/tokenizer.json': not found" NEEDS ${VERDICT}
+             COMMAND ch02-02-bpe-tokenizer --tokenizer no-such/tokenizer.json)
+llm_cli_test(ch02-02:tokenizer-and-encoder 2 "give either --tokenizer or --encoder and --merges, not both" NEEDS ${VERDICT}
+             COMMAND ch02-02-bpe-tokenizer --tokenizer gpt2 --encoder ${FIXTURES}/bad-encoder.json)
 llm_cli_test(ch02-03:round-trip 0 "decode\\(encode\\(text\\)\\) == text: yes" NEEDS ${VERDICT}
              COMMAND ch02-03-train-bpe --vocab-size 400)
 llm_cli_test(ch02-03:vocab-too-small 1 "vocab_size 100 is too small" NEEDS ${VERDICT}

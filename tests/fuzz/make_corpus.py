@@ -65,6 +65,38 @@ def vocabulary_seeds():
     write("bpe-vocabulary", "bytes-only", json.dumps({t: i for i, t in enumerate(tokens[:256])}) + "\0")
 
 
+def tokenizer_json_seeds():
+    """tokenizer.json files, each followed by a NUL and a text to encode."""
+    table = byte_to_unicode()
+    byte_level_vocab = {table[b]: b for b in range(256)}
+    merges = [["h", "e"], ["l", "l"], ["he", "ll"], ["\u0120", "w"], ["o", "r"]]
+    for left, right in merges:
+        byte_level_vocab[left + right] = len(byte_level_vocab)
+    pattern = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+    byte_level = {
+        "added_tokens": [{"id": len(byte_level_vocab), "content": "<|eot|>", "special": True}],
+        "normalizer": {"type": "NFC"},
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "use_regex": False}]},
+        "decoder": {"type": "ByteLevel"},
+        "model": {"type": "BPE", "vocab": byte_level_vocab, "merges": merges, "ignore_merges": True},
+    }
+    sentencepiece = {
+        "added_tokens": [{"id": 6, "content": "<eos>", "special": True}],
+        "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+        "pre_tokenizer": {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious"},
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "\u2581"}, "content": " "}, {"type": "ByteFallback"}, {"type": "Fuse"}]},
+        "model": {"type": "BPE", "unk_token": "<unk>", "byte_fallback": True,
+                  "vocab": {"<unk>": 0, "a": 1, "b": 2, "\u2581": 3, "<0xC3>": 4, "<0xA9>": 5, "<eos>": 6, "ab": 7},
+                  "merges": ["a b"]},
+    }
+    text = "Hello world, it's 12345!\n\n  caf\u00e9 e\u0301 <|eot|><eos> ab ba \u2581x"
+    write("tokenizer-json", "byte-level", json.dumps(byte_level, ensure_ascii=False) + "\0" + text)
+    write("tokenizer-json", "sentencepiece", json.dumps(sentencepiece, ensure_ascii=False) + "\0" + text)
+
+
 def config_seeds():
     configs = HERE.parents[1] / "configs"
     for name in ["tiny.json", "tiny-gqa.json", "gpt2-small.json", "train-quick.json"]:
@@ -200,6 +232,7 @@ if __name__ == "__main__":
     token_file_seeds()
     bpe_seeds()
     vocabulary_seeds()
+    tokenizer_json_seeds()
     config_seeds()
     checkpoint_seeds()
     safetensors_seeds()

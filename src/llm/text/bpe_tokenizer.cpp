@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <queue>
 #include <nlohmann/json.hpp>
@@ -23,9 +24,9 @@ constexpr std::string_view kGpt2Pattern =
     R"(])|[)" LLM_WS R"(]+)";
 #undef LLM_WS
 
-const Regex& gpt2_regex() {
-  static const Regex regex(kGpt2Pattern);
-  return regex;
+const PieceSplit& gpt2_split() {
+  static const PieceSplit split = PieceSplit::regex(kGpt2Pattern, SplitBehavior::kIsolated);
+  return split;
 }
 
 // The printable form of a token's bytes, as encoder.json and vocab.bpe write it.
@@ -72,6 +73,8 @@ constexpr uint64_t pair_key(int32_t left, int32_t right) {
 }
 
 }  // namespace
+
+std::optional<std::string> bytes_from_printable(std::string_view printable) { return from_printable(printable); }
 
 const std::array<uint8_t, 256>& gpt2_byte_order() {
   static const auto order = [] {
@@ -237,48 +240,105 @@ void split_on_specials(std::string_view text, const std::set<std::string>& speci
   }
 }
 
-BpeTokenizer::BpeTokenizer(BpeVocabulary vocabulary) : vocabulary_(std::move(vocabulary)) {
+BpeTokenizer::BpeTokenizer(BpeVocabulary vocabulary, BpeRules rules)
+    : vocabulary_(std::move(vocabulary)), rules_(std::move(rules)) {
   const auto& tokens = vocabulary_.tokens;
-  if (tokens.size() >= static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
-    throw Error("BPE vocabulary: too many tokens");
+  const size_t n = tokens.size();
+  if (n >= static_cast<size_t>(std::numeric_limits<int32_t>::max())) throw Error("BPE vocabulary: too many tokens");
+  const bool characters = rules_.alphabet == BpeRules::Alphabet::kCharacters;
+  if (characters && rules_.spellings.size() != n) {
+    throw Error(fmt::format("BPE vocabulary: {} spellings for {} tokens", rules_.spellings.size(), n));
   }
-  std::unordered_map<std::string, int32_t> all_ids;
-  for (size_t id = 0; id < tokens.size(); ++id) all_ids.emplace(tokens[id], static_cast<int32_t>(id));
-  for (int b = 0; b < 256; ++b) {
-    const auto it = all_ids.find(std::string(1, static_cast<char>(b)));
-    if (it == all_ids.end()) throw Error(fmt::format("BPE vocabulary: no token for byte {}", b));
-    byte_ids_[b] = it->second;
+  always_special_.assign(n, false);
+  for (const auto& [id, content] : rules_.added) {
+    if (id < 0 || id >= static_cast<int64_t>(n)) throw Error(fmt::format("BPE vocabulary: added token {} is no token", id));
+    if (content.empty()) throw Error(fmt::format("BPE vocabulary: added token {} is empty", id));
+    always_special_[id] = true;
   }
+  // The tokens by what merges join: their bytes, or their spellings. Added tokens are
+  // among them: Gemma's "\n\n" is added, and made by a merge too.
+  std::unordered_map<std::string, int32_t> ids;
+  ids.reserve(n);
+  ordinary_ids_.reserve(n);
+  pair_merges_.reserve(vocabulary_.merges.size());
+  for (size_t id = 0; id < n; ++id) ids.emplace(characters ? rules_.spellings[id] : tokens[id], static_cast<int32_t>(id));
+  byte_ids_.fill(-1);
+  for (int b = 0; b < 256 && (!characters || rules_.byte_fallback); ++b) {
+    const auto it = ids.find(characters ? fmt::format("<0x{:02X}>", b) : std::string(1, static_cast<char>(b)));
+    if (it != ids.end()) {
+      byte_ids_[b] = it->second;
+    } else if (!characters) {
+      throw Error(fmt::format("BPE vocabulary: no token for byte {}", b));
+    }
+  }
+  if (rules_.unknown && (*rules_.unknown < 0 || *rules_.unknown >= static_cast<int64_t>(n))) {
+    throw Error(fmt::format("BPE vocabulary: the unknown token {} is no token", *rules_.unknown));
+  }
+  index_merges(ids);
+}
 
-  // A token's rank is the position of the merge that first makes it. Any two tokens
-  // whose bytes join into a ranked token may merge (as in tiktoken), not only the
-  // pair that vocab.bpe lists.
+// Fills pair_merges_ by the rules' merging, then sorts the tokens into ordinary and
+// special ones.
+void BpeTokenizer::index_merges(const std::unordered_map<std::string, int32_t>& ids) {
+  const auto& tokens = vocabulary_.tokens;
+  const bool characters = rules_.alphabet == BpeRules::Alphabet::kCharacters;
+  const auto key = [&](int64_t id) -> const std::string& { return characters ? rules_.spellings.at(id) : tokens.at(id); };
   std::vector<int32_t> rank(tokens.size(), std::numeric_limits<int32_t>::max());
   for (size_t r = 0; r < vocabulary_.merges.size(); ++r) {
     const auto [left, right] = vocabulary_.merges[r];
-    const auto it = all_ids.find(token_bytes(left) + token_bytes(right));
-    if (it == all_ids.end()) {
-      throw Error(fmt::format("BPE vocabulary: merge {} makes bytes that are not a token", r));
-    }
+    const auto it = ids.find(key(left) + key(right));
+    if (it == ids.end()) throw Error(fmt::format("BPE vocabulary: merge {} makes a string that is no token", r));
     rank[it->second] = std::min(rank[it->second], static_cast<int32_t>(r));
+    if (rules_.merging == BpeRules::Merging::kListedPairs) {
+      pair_merges_.emplace(pair_key(static_cast<int32_t>(left), static_cast<int32_t>(right)),
+                           Merge{static_cast<int32_t>(r), it->second});
+    }
   }
+  std::vector<bool> reachable(tokens.size(), rules_.merging == BpeRules::Merging::kListedPairs);
   for (size_t id = 0; id < tokens.size(); ++id) {
     const std::string& bytes = tokens[id];
     const bool is_byte = bytes.size() == 1 && byte_ids_[static_cast<uint8_t>(bytes[0])] == static_cast<int32_t>(id);
     const bool is_merged = rank[id] != std::numeric_limits<int32_t>::max();
-    if (!is_byte && !is_merged) {
-      special_ids_.emplace(bytes, static_cast<int32_t>(id));
-      continue;
-    }
-    ordinary_ids_.emplace(bytes, static_cast<int32_t>(id));
-    if (!is_merged) continue;
+    if (is_byte || is_merged) reachable[id] = true;
+    // A token's rank is the position of the merge that first makes it. Any two tokens
+    // whose bytes join into a ranked token may merge (as in tiktoken), not only the
+    // pair that vocab.bpe lists.
+    if (rules_.merging != BpeRules::Merging::kTokenRank || !is_merged) continue;
     for (size_t k = 1; k < bytes.size(); ++k) {
-      const auto left = all_ids.find(bytes.substr(0, k));
-      const auto right = all_ids.find(bytes.substr(k));
-      if (left != all_ids.end() && right != all_ids.end()) {
+      const auto left = ids.find(bytes.substr(0, k));
+      const auto right = ids.find(bytes.substr(k));
+      if (left != ids.end() && right != ids.end()) {
         pair_merges_.emplace(pair_key(left->second, right->second), Merge{rank[id], static_cast<int32_t>(id)});
       }
     }
+  }
+  index_specials(reachable);
+}
+
+// Added tokens and, by tiktoken's rule, tokens no merge makes are special; the rest are
+// ordinary. The special ones go into a trie over their bytes.
+void BpeTokenizer::index_specials(const std::vector<bool>& reachable) {
+  const auto& tokens = vocabulary_.tokens;
+  const bool characters = rules_.alphabet == BpeRules::Alphabet::kCharacters;
+  for (const auto& [id, content] : rules_.added) special_ids_.emplace(content, static_cast<int32_t>(id));
+  for (size_t id = 0; id < tokens.size(); ++id) {
+    if (always_special_[id]) continue;
+    if (!reachable[id]) {
+      if (!tokens[id].empty()) special_ids_.emplace(tokens[id], static_cast<int32_t>(id));
+    } else {
+      ordinary_ids_.emplace(characters ? rules_.spellings[id] : tokens[id], static_cast<int32_t>(id));
+    }
+  }
+  for (const auto& [bytes, id] : special_ids_) {
+    int32_t node = 0;
+    for (const unsigned char b : bytes) {
+      const auto [it, inserted] =
+          trie_edges_.try_emplace((static_cast<uint64_t>(node) << 8) | b, static_cast<int32_t>(trie_tokens_.size()));
+      if (inserted) trie_tokens_.push_back(-1);
+      node = it->second;
+    }
+    trie_tokens_[node] = id;
+    special_starts_[static_cast<unsigned char>(bytes[0])] = true;
   }
 }
 
@@ -290,10 +350,12 @@ BpeTokenizer BpeTokenizer::gpt2() {
   return from_files(existing_data_file("gpt2/encoder.json"), existing_data_file("gpt2/vocab.bpe"));
 }
 
+PieceSplit gpt2_pre_tokenizer() { return gpt2_split(); }
+
 std::vector<std::string_view> BpeTokenizer::pretokenize(std::string_view text) {
   check_utf8(text, "BPE pre-tokenizer input");
   std::vector<std::string_view> pieces;
-  gpt2_regex().for_each_match(text, [&](size_t begin, size_t end) { pieces.push_back(text.substr(begin, end - begin)); });
+  gpt2_split().for_each_piece(text, [&](std::string_view piece) { pieces.push_back(piece); });
   return pieces;
 }
 
@@ -306,14 +368,12 @@ std::optional<BpeTokenizer::Merge> BpeTokenizer::find_merge(int32_t left, int32_
 // The lowest-ranked adjacent pair merges first, the leftmost among equal ranks (as in
 // tiktoken). Almost every piece is a word of a few bytes, for which a scan over the
 // candidates is faster than a heap.
-void BpeTokenizer::merge_piece(std::string_view piece, std::vector<int32_t>& parts) const {
+void BpeTokenizer::merge_parts(std::vector<int32_t>& parts) const {
   constexpr size_t kLongPiece = 64;
-  if (piece.size() > kLongPiece) {
-    merge_long_piece(piece, parts);
+  if (parts.size() > kLongPiece) {
+    merge_long(parts);
     return;
   }
-  parts.clear();
-  for (unsigned char b : piece) parts.push_back(byte_ids_[b]);
   constexpr Merge kNone{std::numeric_limits<int32_t>::max(), -1};
   const auto merge_at = [&](size_t i) { return find_merge(parts[i], parts[i + 1]).value_or(kNone); };
   // merges[i] is what joining parts[i] and parts[i + 1] would make.
@@ -332,9 +392,9 @@ void BpeTokenizer::merge_piece(std::string_view piece, std::vector<int32_t>& par
   }
 }
 
-void BpeTokenizer::merge_long_piece(std::string_view piece, std::vector<int32_t>& parts) const {
+void BpeTokenizer::merge_long(std::vector<int32_t>& parts) const {
   // The parts form a linked list and the candidate pairs a heap, so that a megabyte of
-  // letters with no space costs O(n log n), not O(n^2).
+  // letters with no space (or a whole text, for Gemma 3) costs O(n log n), not O(n^2).
   struct Part {
     int32_t id;
     uint32_t version;  // bumped when this part or the next one changes: its candidates go stale
@@ -345,9 +405,9 @@ void BpeTokenizer::merge_long_piece(std::string_view piece, std::vector<int32_t>
     size_t left;
     uint32_t version;
   };
-  const size_t n = piece.size();
+  const size_t n = parts.size();
   std::vector<Part> list(n);
-  for (size_t i = 0; i < n; ++i) list[i] = {byte_ids_[static_cast<unsigned char>(piece[i])], 0, i == 0 ? n : i - 1, i + 1};
+  for (size_t i = 0; i < n; ++i) list[i] = {parts[i], 0, i == 0 ? n : i - 1, i + 1};
   const auto later = [](const Candidate& a, const Candidate& b) {
     return a.merge.rank != b.merge.rank ? a.merge.rank > b.merge.rank : a.left > b.left;
   };
@@ -382,34 +442,120 @@ void BpeTokenizer::merge_long_piece(std::string_view piece, std::vector<int32_t>
   for (size_t i = 0; i < n; i = list[i].next) parts.push_back(list[i].id);
 }
 
-void BpeTokenizer::encode_ordinary(std::string_view text, std::vector<int64_t>& out,
-                                   std::unordered_map<std::string_view, std::vector<int32_t>>& cache) const {
-  gpt2_regex().for_each_match(text, [&](size_t begin, size_t end) {
-    const std::string_view piece = text.substr(begin, end - begin);
-    // A piece that is a token itself is that token, whatever the merges would make.
+template <typename OnPiece>
+void BpeTokenizer::for_each_piece(std::string_view text, OnPiece&& on_piece) const {
+  const auto& splits = rules_.pre_tokenizer;
+  if (splits.empty()) {
+    if (!text.empty()) on_piece(text);
+    return;
+  }
+  std::vector<std::string_view> pieces{text}, next;
+  for (size_t s = 0; s + 1 < splits.size(); ++s) {
+    next.clear();
+    for (const auto piece : pieces) splits[s].for_each_piece(piece, [&](std::string_view p) { next.push_back(p); });
+    pieces.swap(next);
+  }
+  for (const auto piece : pieces) splits.back().for_each_piece(piece, on_piece);
+}
+
+// The symbols BPE starts from: the piece's bytes, or its characters by their
+// spellings, with byte fallback, else the unknown token.
+void BpeTokenizer::start_symbols(std::string_view piece, std::vector<int32_t>& parts) const {
+  parts.clear();
+  if (rules_.alphabet == BpeRules::Alphabet::kBytes) {
+    for (const unsigned char b : piece) parts.push_back(byte_ids_[b]);
+    return;
+  }
+  for (size_t i = 0; i < piece.size();) {
+    const size_t n = std::max<size_t>(utf8_sequence_at(piece, i).needed, 1);
+    const std::string_view character = piece.substr(i, n);
+    i += n;
+    if (const auto it = ordinary_ids_.find(std::string(character)); it != ordinary_ids_.end()) {
+      parts.push_back(it->second);
+    } else if (std::all_of(character.begin(), character.end(),
+                           [&](char b) { return byte_ids_[static_cast<unsigned char>(b)] >= 0; })) {
+      for (const unsigned char b : character) parts.push_back(byte_ids_[b]);
+    } else if (rules_.unknown) {
+      if (parts.empty() || parts.back() != *rules_.unknown) parts.push_back(static_cast<int32_t>(*rules_.unknown));
+    } else {
+      throw Error(fmt::format("BPE tokenizer: the character {} has no token, no byte fallback and no unknown token",
+                              json_quoted(character)));
+    }
+  }
+}
+
+void BpeTokenizer::encode_piece(std::string_view piece, std::vector<int64_t>& out, PieceCache& cache) const {
+  // A piece that is a token itself is that token, whatever the merges would make.
+  if (rules_.whole_piece_tokens) {
     if (const auto it = ordinary_ids_.find(std::string(piece)); it != ordinary_ids_.end()) {
       out.push_back(it->second);
       return;
     }
-    auto [it, inserted] = cache.try_emplace(piece);
-    if (inserted) merge_piece(piece, it->second);
-    out.insert(out.end(), it->second.begin(), it->second.end());
-  });
+  }
+  auto [it, inserted] = cache.try_emplace(piece);
+  if (inserted) {
+    start_symbols(piece, it->second);
+    merge_parts(it->second);
+  }
+  out.insert(out.end(), it->second.begin(), it->second.end());
+}
+
+void BpeTokenizer::encode_ordinary(std::string_view text, std::vector<int64_t>& out, PieceCache& cache) const {
+  for_each_piece(text, [&](std::string_view piece) { encode_piece(piece, out, cache); });
+}
+
+std::pair<size_t, int32_t> BpeTokenizer::special_at(std::string_view text, size_t at,
+                                                    const std::set<int32_t>& allowed) const {
+  std::pair<size_t, int32_t> best{0, -1};
+  int32_t node = 0;
+  for (size_t i = at; i < text.size(); ++i) {
+    const auto edge = trie_edges_.find((static_cast<uint64_t>(node) << 8) | static_cast<unsigned char>(text[i]));
+    if (edge == trie_edges_.end()) break;
+    node = edge->second;
+    const int32_t id = trie_tokens_[node];
+    if (id >= 0 && (always_special_[id] || allowed.count(id) != 0)) best = {i - at + 1, id};
+  }
+  return best;
 }
 
 std::vector<int64_t> BpeTokenizer::encode(std::string_view text, const std::set<std::string>& allowed_special) const {
+  std::set<int32_t> allowed;
   for (const auto& name : allowed_special) {
-    if (special_ids_.count(name) == 0) {
+    const auto it = special_ids_.find(name);
+    if (it == special_ids_.end()) {
       throw Error(fmt::format("BPE tokenizer: '{}' is not a special token of this vocabulary", name));
     }
+    allowed.insert(it->second);
   }
   check_utf8(text, "BPE tokenizer input");
   std::vector<int64_t> ids;
   ids.reserve(text.size() / 4);
-  std::unordered_map<std::string_view, std::vector<int32_t>> cache;
-  split_on_specials(
-      text, allowed_special, [&](std::string_view part) { encode_ordinary(part, ids, cache); },
-      [&](const std::string& name) { ids.push_back(special_ids_.at(name)); });
+  PieceCache cache;
+  std::deque<std::string> normalized;  // the normalized stretches, which the cache's keys point into
+  const auto encode_stretch = [&](std::string_view stretch) {
+    if (rules_.normalizer.empty()) {
+      encode_ordinary(stretch, ids, cache);
+    } else if (!stretch.empty()) {
+      encode_ordinary(normalized.emplace_back(normalize(stretch, rules_.normalizer)), ids, cache);
+    }
+  };
+  size_t start = 0;
+  for (size_t at = 0; at < text.size();) {
+    if (!special_starts_[static_cast<unsigned char>(text[at])]) {
+      ++at;
+      continue;
+    }
+    const auto [length, id] = special_at(text, at, allowed);
+    if (length == 0) {
+      ++at;
+      continue;
+    }
+    encode_stretch(text.substr(start, at - start));
+    ids.push_back(id);
+    at += length;
+    start = at;
+  }
+  encode_stretch(text.substr(start));
   return ids;
 }
 

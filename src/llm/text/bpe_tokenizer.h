@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "llm/text/text_rules.h"
+
 namespace llm {
 
 /// A byte-level BPE vocabulary as GPT-2's encoder.json and vocab.bpe describe it.
@@ -39,6 +41,10 @@ void save_bpe_vocabulary(const BpeVocabulary& vocabulary, const std::filesystem:
 const std::array<char32_t, 256>& byte_to_unicode();
 const std::array<uint8_t, 256>& gpt2_byte_order();
 
+/// The bytes a token of a byte-level vocabulary stands for (its characters read through
+/// byte_to_unicode() backwards); nullopt when a character is not in the table.
+std::optional<std::string> bytes_from_printable(std::string_view printable);
+
 /// Walks `text` split at the occurrences of `specials`: on_text(part) for each
 /// stretch between them (possibly empty), on_special(name) for each occurrence.
 /// Where several start at the same place, the longest wins.
@@ -46,29 +52,76 @@ void split_on_specials(std::string_view text, const std::set<std::string>& speci
                        const std::function<void(std::string_view)>& on_text,
                        const std::function<void(const std::string&)>& on_special);
 
-/// GPT-2's byte-level BPE tokenizer, with the same ids as tiktoken's "gpt2" encoding:
-/// text is split by GPT-2's pre-tokenizer pattern, and each piece that is not a token
-/// itself is merged pair by pair, always the adjacent pair whose joined bytes form the
-/// lowest-ranked token (the leftmost on a tie).
+/// GPT-2's pre-tokenizer: contractions, letters, numbers, other symbols, and runs of
+/// whitespace with the `\s+(?!\S)` look-ahead, each match a piece.
+PieceSplit gpt2_pre_tokenizer();
+
+/// How a BPE tokenizer reads text, as Hugging Face's tokenizer.json spells it out:
+/// added tokens are cut out first, each stretch between them is normalized, then cut
+/// into pieces by the pre-tokenizer, and each piece is merged. The defaults are GPT-2's.
+struct BpeRules {
+  /// Which adjacent pair merges first. tiktoken's rule (GPT-2): any two tokens whose
+  /// bytes join into a token made by a merge, at that token's rank. Hugging Face's
+  /// rule: only the pairs the merge list names, at their place in it.
+  enum class Merging { kTokenRank, kListedPairs };
+  /// The symbols a piece starts as: its bytes (byte-level BPE), or its UTF-8
+  /// characters as `spellings` name them (SentencePiece-style BPE), a character that is
+  /// no token falling back to the <0xXX> tokens of its bytes.
+  enum class Alphabet { kBytes, kCharacters };
+
+  Merging merging = Merging::kTokenRank;
+  Alphabet alphabet = Alphabet::kBytes;
+  /// kCharacters: each token as the model spells it ("▁the" for the bytes " the").
+  std::vector<std::string> spellings;
+  /// kCharacters: a character with no token becomes the <0xXX> tokens of its bytes.
+  bool byte_fallback = false;
+  /// The token of a character that has neither a token nor byte fallback; consecutive
+  /// ones fuse into one.
+  std::optional<int64_t> unknown;
+  /// A piece that is a token itself is that token, whatever the merges would make
+  /// (tiktoken; tokenizer.json's ignore_merges).
+  bool whole_piece_tokens = true;
+  std::vector<Normalization> normalizer;
+  /// Each split cuts the pieces of the one before; none: a stretch is one piece.
+  std::vector<PieceSplit> pre_tokenizer{gpt2_pre_tokenizer()};
+  /// Tokens recognised anywhere in the text by their content, before normalizing
+  /// (Hugging Face's added tokens). Other special tokens are recognised only where
+  /// encode() allows them.
+  struct AddedToken {
+    int64_t id;
+    std::string content;
+  };
+  std::vector<AddedToken> added;
+};
+
+/// A byte-level or SentencePiece-style BPE tokenizer. With GPT-2's vocabulary and the
+/// default rules it gives the ids of tiktoken's "gpt2" encoding: text is split by
+/// GPT-2's pre-tokenizer pattern, and each piece that is not a token itself is merged
+/// pair by pair, always the adjacent pair whose joined bytes form the lowest-ranked
+/// token (the leftmost on a tie). tokenizer_json.h builds the rules of Llama 3's,
+/// Qwen3's and Gemma 3's tokenizer.json.
 ///
-/// Tokens of encoder.json that are neither a byte nor made by a merge (GPT-2's
-/// <|endoftext|>) are special: encode() recognises them only when allowed, and
-/// encodes them as ordinary text otherwise.
+/// Special tokens: the added tokens of the rules, and, with tiktoken's merging, the
+/// tokens of the vocabulary that are neither a byte nor made by a merge (GPT-2's
+/// <|endoftext|>). encode() recognises an added token anywhere, and another special
+/// token only when allowed, encoding it as ordinary text otherwise.
 class BpeTokenizer {
  public:
-  explicit BpeTokenizer(BpeVocabulary vocabulary);
+  explicit BpeTokenizer(BpeVocabulary vocabulary, BpeRules rules = {});
 
   static BpeTokenizer from_files(const std::filesystem::path& encoder_json, const std::filesystem::path& merges);
 
   /// GPT-2's vocabulary from the fetched data (data/gpt2/).
   static BpeTokenizer gpt2();
 
-  /// Encodes `text` (UTF-8). Special tokens named in `allowed_special` are emitted as
-  /// their ids; any other text, including other special tokens, is ordinary text.
+  /// Encodes `text` (UTF-8). Added tokens, and the special tokens named in
+  /// `allowed_special`, are emitted as their ids; any other text, including other
+  /// special tokens, is ordinary text.
   std::vector<int64_t> encode(std::string_view text, const std::set<std::string>& allowed_special = {}) const;
 
   /// The concatenated bytes of the tokens. Decoding the ids of a UTF-8 text gives
-  /// that text back exactly; a slice of ids may end inside a multi-byte character.
+  /// that text back as the normalizer leaves it (exactly, when there is none); a slice
+  /// of ids may end inside a multi-byte character.
   std::string decode(const std::vector<int64_t>& ids) const;
 
   const std::string& token_bytes(int64_t id) const;
@@ -86,17 +139,32 @@ class BpeTokenizer {
     int32_t id;
   };
 
-  void encode_ordinary(std::string_view text, std::vector<int64_t>& out,
-                       std::unordered_map<std::string_view, std::vector<int32_t>>& cache) const;
-  void merge_piece(std::string_view piece, std::vector<int32_t>& out) const;
-  void merge_long_piece(std::string_view piece, std::vector<int32_t>& out) const;
+  using PieceCache = std::unordered_map<std::string_view, std::vector<int32_t>>;
+
+  void index_merges(const std::unordered_map<std::string, int32_t>& ids);
+  void index_specials(const std::vector<bool>& reachable);
+  void encode_ordinary(std::string_view text, std::vector<int64_t>& out, PieceCache& cache) const;
+  void encode_piece(std::string_view piece, std::vector<int64_t>& out, PieceCache& cache) const;
+  template <typename OnPiece>
+  void for_each_piece(std::string_view text, OnPiece&& on_piece) const;
+  void start_symbols(std::string_view piece, std::vector<int32_t>& parts) const;
+  void merge_parts(std::vector<int32_t>& parts) const;
+  void merge_long(std::vector<int32_t>& parts) const;
   std::optional<Merge> find_merge(int32_t left, int32_t right) const;
+  /// The longest special token at text[at] that `allowed` lets through: its length and id.
+  std::pair<size_t, int32_t> special_at(std::string_view text, size_t at, const std::set<int32_t>& allowed) const;
 
   BpeVocabulary vocabulary_;
-  std::array<int32_t, 256> byte_ids_{};
-  std::unordered_map<std::string, int32_t> ordinary_ids_;
+  BpeRules rules_;
+  std::array<int32_t, 256> byte_ids_{};       // kBytes: each byte's token; kCharacters: its <0xXX> token or -1
+  std::unordered_map<std::string, int32_t> ordinary_ids_;  // by bytes (kBytes) or spelling (kCharacters)
   std::unordered_map<std::string, int32_t> special_ids_;
+  std::vector<bool> always_special_;  // by id: an added token
   std::unordered_map<uint64_t, Merge> pair_merges_;
+  // The special tokens as a trie over their bytes, for leftmost-longest matching.
+  std::unordered_map<uint64_t, int32_t> trie_edges_;  // (node << 8 | byte) -> node
+  std::vector<int32_t> trie_tokens_{-1};              // by node: the token that ends there, or -1
+  std::array<bool, 256> special_starts_{};            // bytes a special token starts with
 };
 
 }  // namespace llm

@@ -55,12 +55,16 @@ std::string read_file(const fs::path& path) {
 
 std::string read_file_start(const fs::path& path, size_t n) {
   auto in = open_for_reading(path);
-  std::string bytes(n, '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(n));
-  if (in.bad()) {
-    throw Error(fmt::format("file '{}': read failed", path.string()));
+  // In chunks, so that a small file under a large `n` costs only its size.
+  constexpr size_t kChunk = size_t{1} << 20;
+  std::string bytes;
+  while (bytes.size() < n && in) {
+    const size_t at = bytes.size();
+    bytes.resize(at + std::min(kChunk, n - at));
+    in.read(bytes.data() + at, static_cast<std::streamsize>(bytes.size() - at));
+    if (in.bad()) throw Error(fmt::format("file '{}': read failed", path.string()));
+    bytes.resize(at + static_cast<size_t>(in.gcount()));
   }
-  bytes.resize(static_cast<size_t>(in.gcount()));
   return bytes;
 }
 

@@ -1,0 +1,78 @@
+// Golden for the tokenizer.json reader: token ids of Llama 3's, Qwen3's and Gemma 3's
+// tokenizers from @lenml/tokenizers (a fork of transformers.js's tokenizers), a
+// JavaScript implementation independent of ours.
+//
+//   (cd scripts && npm install) && node scripts/reference/tokenizer_json_golden.mjs
+//
+// Reads data/tokenizers/NAME/ (scripts/fetch-data.sh) and writes
+// tests/golden/tokenizer-json.json: per tokenizer the ids of hard strings, of seeded
+// random strings and of strings with its special tokens, and for long pieces and
+// whole books (the long pieces' texts once, for all three) the count, first ids and
+// FNV-1a-64 hash of the ids, which the C++ test recomputes.
+// Encoding adds no BOS (add_special_tokens: false), as the course's classes do.
+//
+// Left out: the two hard strings with U+0085 and U+FEFF. The pre-tokenizer patterns
+// say \s, which Hugging Face's tokenizers (Rust) read as Unicode's White_Space, as
+// our reader does: U+0085 is in it and U+FEFF is not. JavaScript's \s is the other
+// way round on exactly these two.
+import { TokenizerLoader } from "@lenml/tokenizers";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { fnv1a64, generator, hard, longPieces, randomStrings } from "./tokenizer_cases.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const dataDir = process.env.LLM_DATA_DIR || path.join(root, "data");
+const readJson = (file) => JSON.parse(fs.readFileSync(file, "utf8"));
+
+const specials = {
+  llama3: [
+    "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi there<|eot_id|>",
+    "<|start_header_id|>assistant<|end_header_id|>\n\n",
+    "a<|end_of_text|>b<|reserved_special_token_3|>c <|eot_id|> d<|eot_id",
+  ],
+  qwen3: [
+    "<|im_start|>user\nGive me a short introduction to large language models.<|im_end|>\n<|im_start|>assistant\n",
+    "<think>\n\n</think>\n\nHello<|im_end|><|endoftext|>",
+    "x <|im_start|> y<|im_start|<|im_end|>",
+  ],
+  gemma3: [
+    "<bos><start_of_turn>user\nGive me a short introduction to large language models.<end_of_turn>\n<start_of_turn>model\n",
+    "a<eos>b <pad> c<unused12>d [multimodal] <mask>",
+    "lines\n\n\n\nand    spaces\t\t\tand tabs",
+  ],
+};
+
+const common = [
+  "\u2581 and \u2581\u2581x\u2581", "x\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\ny",
+  " ".repeat(40) + "x", "\t".repeat(33), "Ǆ ǅ ǆ ﬁ ﬂ Å Å", "e\u0301\u0327 A\u030a", "1234567 12 1 0.5 ١٢٣٤",
+];
+const next = generator();
+const random = randomStrings(next);
+const long = longPieces(next);
+const skipped = (text) => text.includes("\u0085") || text.includes("\ufeff");
+
+const golden = { source: "@lenml/tokenizers 3.7.2", long, tokenizers: {} };
+for (const name of ["llama3", "qwen3", "gemma3"]) {
+  const dir = path.join(dataDir, "tokenizers", name);
+  const tokenizer = TokenizerLoader.fromPreTrained({
+    tokenizerJSON: readJson(path.join(dir, "tokenizer.json")),
+    tokenizerConfig: readJson(path.join(dir, "tokenizer_config.json")),
+  });
+  const encode = (text) => tokenizer.encode(text, { add_special_tokens: false });
+  const strings = [...hard.filter((text) => !skipped(text)), ...common, ...random, ...specials[name]].map((text) => ({
+    text,
+    ids: encode(text),
+  }));
+  const hashed = (text) => {
+    const ids = encode(text);
+    return { count: ids.length, fnv1a64: fnv1a64(ids), first: ids.slice(0, 20) };
+  };
+  const files = {};
+  for (const file of ["the-verdict.txt", "moby-dick.txt"]) files[file] = hashed(fs.readFileSync(path.join(dataDir, file), "utf8"));
+  golden.tokenizers[name] = { strings, long: long.map(hashed), files };
+  console.log(`${name}: ${strings.length} strings,`, Object.entries(files).map(([k, v]) => `${k} ${v.count} tokens`).join(", "));
+}
+const out = path.join(root, "tests/golden/tokenizer-json.json");
+fs.writeFileSync(out, JSON.stringify(golden, null, 1) + "\n");
+console.log(`wrote ${path.relative(root, out)}`);

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "helpers.h"
+#include "llm/text/chat_format.h"
 #include "llm/text/tokenizer_json.h"
 #include "llm/util/error.h"
 
@@ -71,7 +72,39 @@ void check_books(const std::string& name) {
   }
 }
 
+void check_chats(const std::string& name) {
+  const auto& tokenizer = tokenizer_or_skip(name);
+  const auto& cases = golden()["tokenizers"][name]["chats"];
+  REQUIRE(cases.size() == 4);
+  for (const auto& c : cases) {
+    std::vector<llm::ChatMessage> messages;
+    for (const auto& m : c["messages"]) messages.push_back({m["role"].get<std::string>(), m["content"].get<std::string>()});
+    const llm::ChatOptions options{c["generation_prompt"].get<bool>(), c["thinking"].get<bool>()};
+    INFO(name << ": " << messages.size() << " messages, generation prompt " << options.generation_prompt
+              << ", thinking " << options.thinking);
+    CHECK(llm::encode_chat(tokenizer, llm::chat_format_named(name), messages, options) == c["ids"].get<Ids>());
+  }
+}
+
 }  // namespace
+
+TEST_CASE("the chat formats give the ids of the course's tokenizer classes (Qwen3Tokenizer, ChatFormat, GemmaTokenizer)") {
+  check_chats("qwen3");
+  check_chats("llama3");
+  check_chats("gemma3");
+}
+
+TEST_CASE("a chat format refuses a tokenizer without its special tokens, an unknown role and an unknown name") {
+  const auto& qwen3 = tokenizer_or_skip("qwen3");
+  const std::vector<llm::ChatMessage> question{{"user", "Hi"}};
+  CHECK_THROWS_WITH(llm::encode_chat(qwen3, llm::ChatFormat::kLlama3, question),
+                    "the llama3 chat format needs the special token '<|begin_of_text|>', which the tokenizer does not have");
+  CHECK_THROWS_WITH(llm::encode_chat(qwen3, llm::ChatFormat::kQwen3, std::vector<llm::ChatMessage>{{"tool", "x"}}),
+                    "chat message role 'tool': expected system, user or assistant");
+  CHECK_THROWS_WITH(llm::chat_format_named("alpaca"), "unknown chat format 'alpaca': expected one of qwen3, llama3, gemma3");
+  CHECK(llm::chat_stop_ids(qwen3, llm::ChatFormat::kQwen3) == Ids{151645, 151643});
+  CHECK(llm::chat_format_named("llama32") == llm::ChatFormat::kLlama3);
+}
 
 TEST_CASE("Llama 3's tokenizer.json gives @lenml/tokenizers' ids on hard, random, special and long strings") {
   check_strings("llama3");

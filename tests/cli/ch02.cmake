@@ -24,6 +24,16 @@ foreach(pair llama3:4941 qwen3:4943 gemma3:4990)
 endforeach()
 llm_cli_test(ch02-02:qwen3-chat 0 "^Ids:  \\[151644, 872, 198, 13048, 151645\\]$" NEEDS ${VERDICT} tokenizers/qwen3/tokenizer.json
              COMMAND ch02-02-bpe-tokenizer --tokenizer qwen3 --text "<|im_start|>user\nHi<|im_end|>")
+# --chat: the course's Qwen3Tokenizer with add_generation_prompt (no thinking: an
+# empty think block), and Llama 3's ChatFormat with its default system message.
+llm_cli_test(ch02-02:qwen3-chat-format 0 "^Ids:  \\[151644, 872, 198, 13048, 151645, 198, 151644, 77091, 198, 151667, 271, 151668, 271\\]$"
+             NEEDS ${VERDICT} tokenizers/qwen3/tokenizer.json COMMAND ch02-02-bpe-tokenizer --tokenizer qwen3 --chat qwen3 --text Hi)
+llm_cli_test(ch02-02:llama3-chat-format 0 "^Decoded: <\\|begin_of_text\\|><\\|start_header_id\\|>system<\\|end_header_id\\|>"
+             NEEDS ${VERDICT} tokenizers/llama3/tokenizer.json COMMAND ch02-02-bpe-tokenizer --tokenizer llama3 --chat llama3 --text Hi)
+llm_cli_test(ch02-02:chat-format-needs-its-tokens 1 "the gemma3 chat format needs the special token '<bos>'" NEEDS ${VERDICT} ${GPT2}
+             COMMAND ch02-02-bpe-tokenizer --chat gemma3)
+llm_cli_test(ch02-02:bad-chat-format 2 "--chat must be qwen3, llama3 or gemma3, got 'alpaca'" NEEDS ${VERDICT}
+             COMMAND ch02-02-bpe-tokenizer --chat alpaca)
 llm_cli_test(ch02-02:bad-tokenizer-json 1 "bad-encoder.json': not valid JSON" NEEDS ${VERDICT}
              COMMAND ch02-02-bpe-tokenizer --tokenizer ${FIXTURES}/bad-encoder.json)
 llm_cli_test(ch02-02:missing-tokenizer-json 1 "no-such/tokenizer.json': not found" NEEDS ${VERDICT}

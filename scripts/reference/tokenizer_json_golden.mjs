@@ -45,6 +45,8 @@ const specials = {
     "<bos><start_of_turn>user\nGive me a short introduction to large language models.<end_of_turn>\n<start_of_turn>model\n",
     "a<eos>b <pad> c<unused12>d [multimodal] <mask>",
     "lines\n\n\n\nand    spaces\t\t\tand tabs",
+    // ">▁</" is a token that spans a word's start: a piece that holds it is merged whole.
+    "<p>a</p> <b> </b> x> </y",
   ],
 };
 

@@ -68,6 +68,13 @@ std::string json_quoted(std::string_view token) {
   return nlohmann::json(std::string(token)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+constexpr std::string_view kWordStart = "\u2581";  // SentencePiece's mark of a word's start
+
+// Whether the "▁" at `at` follows another "▁" (in a run of them, which tokens span).
+bool after_word_start(std::string_view text, size_t at) {
+  return at >= kWordStart.size() && text.substr(at - kWordStart.size(), kWordStart.size()) == kWordStart;
+}
+
 constexpr uint64_t pair_key(int32_t left, int32_t right) {
   return (static_cast<uint64_t>(static_cast<uint32_t>(left)) << 32) | static_cast<uint32_t>(right);
 }
@@ -290,8 +297,7 @@ void BpeTokenizer::index_merges(const std::unordered_map<std::string, int32_t>& 
     if (it == ids.end()) throw Error(fmt::format("BPE vocabulary: merge {} makes a string that is no token", r));
     rank[it->second] = std::min(rank[it->second], static_cast<int32_t>(r));
     if (rules_.merging == BpeRules::Merging::kListedPairs) {
-      pair_merges_.emplace(pair_key(static_cast<int32_t>(left), static_cast<int32_t>(right)),
-                           Merge{static_cast<int32_t>(r), it->second});
+      pair_merges_.insert(static_cast<int32_t>(left), static_cast<int32_t>(right), Merge{static_cast<int32_t>(r), it->second});
     }
   }
   std::vector<bool> reachable(tokens.size(), rules_.merging == BpeRules::Merging::kListedPairs);
@@ -308,11 +314,30 @@ void BpeTokenizer::index_merges(const std::unordered_map<std::string, int32_t>& 
       const auto left = ids.find(bytes.substr(0, k));
       const auto right = ids.find(bytes.substr(k));
       if (left != ids.end() && right != ids.end()) {
-        pair_merges_.emplace(pair_key(left->second, right->second), Merge{rank[id], static_cast<int32_t>(id)});
+        pair_merges_.insert(left->second, right->second, Merge{rank[id], static_cast<int32_t>(id)});
       }
     }
   }
   index_specials(reachable);
+  index_word_cuts();
+}
+
+// Merging joins only symbols whose joined spelling is a token, so a cut that no token
+// spans is never merged across: the pieces on either side merge alone into the ids
+// the whole would give. The cuts here fall before a "▁" that follows another character.
+void BpeTokenizer::index_word_cuts() {
+  constexpr size_t kMostSpanning = 64;  // beyond this, looking for them costs more than it saves
+  if (rules_.alphabet != BpeRules::Alphabet::kCharacters) return;
+  for (const auto& spelling : rules_.spellings) {
+    for (size_t at = spelling.find(kWordStart, 1); at != std::string::npos; at = spelling.find(kWordStart, at + 1)) {
+      if (!after_word_start(spelling, at)) {
+        cut_spanning_tokens_.push_back(spelling);
+        break;
+      }
+    }
+    if (cut_spanning_tokens_.size() > kMostSpanning) return;
+  }
+  word_cuts_ = true;
 }
 
 // Added tokens and, by tiktoken's rule, tokens no merge makes are special; the rest are
@@ -360,9 +385,50 @@ std::vector<std::string_view> BpeTokenizer::pretokenize(std::string_view text) {
 }
 
 std::optional<BpeTokenizer::Merge> BpeTokenizer::find_merge(int32_t left, int32_t right) const {
-  const auto it = pair_merges_.find(pair_key(left, right));
-  if (it == pair_merges_.end()) return std::nullopt;
-  return it->second;
+  return pair_merges_.find(left, right);
+}
+
+// Fibonacci hashing: the key times 2^64 / golden ratio, its top bits.
+size_t BpeTokenizer::MergeTable::slot_of(uint64_t key) const {
+  return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_);
+}
+
+void BpeTokenizer::MergeTable::reserve(size_t count) {
+  int bits = 4;
+  while ((size_t{1} << bits) < 2 * count) ++bits;  // at most half full
+  const size_t capacity = size_t{1} << bits;
+  if (capacity <= slots_.size()) return;
+  std::vector<Slot> old(capacity);
+  old.swap(slots_);
+  shift_ = 64 - bits;
+  size_ = 0;
+  for (const Slot& slot : old) {
+    if (slot.key != kEmpty) insert(static_cast<int32_t>(slot.key >> 32), static_cast<int32_t>(slot.key), slot.merge);
+  }
+}
+
+void BpeTokenizer::MergeTable::insert(int32_t left, int32_t right, Merge merge) {
+  if (2 * (size_ + 1) > slots_.size()) reserve(size_ + 1);
+  const uint64_t key = pair_key(left, right);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = slot_of(key);; i = (i + 1) & mask) {
+    if (slots_[i].key == key) return;
+    if (slots_[i].key == kEmpty) {
+      slots_[i] = {key, merge};
+      ++size_;
+      return;
+    }
+  }
+}
+
+std::optional<BpeTokenizer::Merge> BpeTokenizer::MergeTable::find(int32_t left, int32_t right) const {
+  if (slots_.empty()) return std::nullopt;
+  const uint64_t key = pair_key(left, right);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = slot_of(key);; i = (i + 1) & mask) {
+    if (slots_[i].key == key) return slots_[i].merge;
+    if (slots_[i].key == kEmpty) return std::nullopt;
+  }
 }
 
 // The lowest-ranked adjacent pair merges first, the leftmost among equal ranks (as in
@@ -444,9 +510,16 @@ void BpeTokenizer::merge_long(std::vector<int32_t>& parts) const {
 
 template <typename OnPiece>
 void BpeTokenizer::for_each_piece(std::string_view text, OnPiece&& on_piece) const {
+  const auto emit = [&](std::string_view piece) {
+    if (word_cuts_) {
+      cut_at_words(piece, on_piece);
+    } else if (!piece.empty()) {
+      on_piece(piece);
+    }
+  };
   const auto& splits = rules_.pre_tokenizer;
   if (splits.empty()) {
-    if (!text.empty()) on_piece(text);
+    emit(text);
     return;
   }
   std::vector<std::string_view> pieces{text}, next;
@@ -455,7 +528,24 @@ void BpeTokenizer::for_each_piece(std::string_view text, OnPiece&& on_piece) con
     for (const auto piece : pieces) splits[s].for_each_piece(piece, [&](std::string_view p) { next.push_back(p); });
     pieces.swap(next);
   }
-  for (const auto piece : pieces) splits.back().for_each_piece(piece, on_piece);
+  for (const auto piece : pieces) splits.back().for_each_piece(piece, emit);
+}
+
+template <typename OnPiece>
+void BpeTokenizer::cut_at_words(std::string_view piece, OnPiece&& on_piece) const {
+  if (piece.empty()) return;
+  if (std::any_of(cut_spanning_tokens_.begin(), cut_spanning_tokens_.end(),
+                  [&](const std::string& token) { return piece.find(token) != piece.npos; })) {
+    on_piece(piece);
+    return;
+  }
+  size_t start = 0;
+  for (size_t at = piece.find(kWordStart, 1); at != piece.npos; at = piece.find(kWordStart, at + kWordStart.size())) {
+    if (after_word_start(piece, at)) continue;
+    on_piece(piece.substr(start, at - start));
+    start = at;
+  }
+  on_piece(piece.substr(start));
 }
 
 // The symbols BPE starts from: the piece's bytes, or its characters by their

@@ -141,12 +141,38 @@ class BpeTokenizer {
 
   using PieceCache = std::unordered_map<std::string_view, std::vector<int32_t>>;
 
+  /// The merges by their pair of token ids, in one flat array with linear probing:
+  /// looking a pair up is the inner loop of encoding, and a node-based map costs a
+  /// cache miss or two per lookup.
+  class MergeTable {
+   public:
+    /// Adds the merge of (left, right) unless the pair has one already.
+    void insert(int32_t left, int32_t right, Merge merge);
+    std::optional<Merge> find(int32_t left, int32_t right) const;
+    void reserve(size_t count);
+
+   private:
+    static constexpr uint64_t kEmpty = ~uint64_t{0};  // no pair of token ids has this key
+    struct Slot {
+      uint64_t key = kEmpty;
+      Merge merge{};
+    };
+    size_t slot_of(uint64_t key) const;
+
+    std::vector<Slot> slots_;
+    size_t size_ = 0;
+    int shift_ = 64;
+  };
+
   void index_merges(const std::unordered_map<std::string, int32_t>& ids);
   void index_specials(const std::vector<bool>& reachable);
+  void index_word_cuts();
   void encode_ordinary(std::string_view text, std::vector<int64_t>& out, PieceCache& cache) const;
   void encode_piece(std::string_view piece, std::vector<int64_t>& out, PieceCache& cache) const;
   template <typename OnPiece>
   void for_each_piece(std::string_view text, OnPiece&& on_piece) const;
+  template <typename OnPiece>
+  void cut_at_words(std::string_view piece, OnPiece&& on_piece) const;
   void start_symbols(std::string_view piece, std::vector<int32_t>& parts) const;
   void merge_parts(std::vector<int32_t>& parts) const;
   void merge_long(std::vector<int32_t>& parts) const;
@@ -160,11 +186,18 @@ class BpeTokenizer {
   std::unordered_map<std::string, int32_t> ordinary_ids_;  // by bytes (kBytes) or spelling (kCharacters)
   std::unordered_map<std::string, int32_t> special_ids_;
   std::vector<bool> always_special_;  // by id: an added token
-  std::unordered_map<uint64_t, Merge> pair_merges_;
+  MergeTable pair_merges_;
   // The special tokens as a trie over their bytes, for leftmost-longest matching.
   std::unordered_map<uint64_t, int32_t> trie_edges_;  // (node << 8 | byte) -> node
   std::vector<int32_t> trie_tokens_{-1};              // by node: the token that ends there, or -1
   std::array<bool, 256> special_starts_{};            // bytes a special token starts with
+  // SentencePiece's pre-tokenizer leaves a whole line one piece (Gemma 3's splits at
+  // spaces, which the normalizer has made "▁"). A piece may be cut before each word's
+  // "▁" when no token spans such a cut, which spares merging each line from its
+  // characters: the cut is taken unless the piece holds one of the tokens that span
+  // one (Gemma 3 has one, ">▁</"); see index_word_cuts.
+  bool word_cuts_ = false;
+  std::vector<std::string> cut_spanning_tokens_;
 };
 
 }  // namespace llm

@@ -11,6 +11,7 @@
 #include "llm/io/tensor_archive.h"
 #include "llm/model/gemma3_model.h"
 #include "llm/model/generate.h"
+#include "llm/model/hf_folder.h"
 #include "llm/model/llama3_model.h"
 #include "llm/model/model_config.h"
 #include "llm/model/qwen3_model.h"
@@ -193,5 +194,39 @@ TEST_CASE("Hugging Face's tensor names, as the course's loaders read them, tied 
                       Catch::Contains("extra.safetensors: unexpected key 'model.layers.0.self_attn.rotary_emb.inv_freq'"));
     hf.erase(hf.begin() + 1);  // the first block's first tensor
     CHECK_THROWS_WITH(other->load_weights(hf, "cut.safetensors"), Catch::Contains("the file lacks it"));
+  }
+}
+
+TEST_CASE("a model written in Hugging Face's layout reads back as the same model") {
+  for (const auto& name : kTinyConfigs) {
+    INFO(name);
+    auto model = seeded_model(name);
+    const auto dir = llm::test::temp_dir("hf-" + name);
+    llm::save_hugging_face(dir / "model.safetensors", *model);
+
+    const llm::HfModelFolder folder(dir);
+    CHECK(folder.config().family() == model->family());
+    auto loaded = folder.load_model();
+    CHECK(loaded->config_json() == model->config_json());  // config.json's keys read back
+    const auto expected = llm::state_dict(*model);
+    const auto got = llm::state_dict(*loaded);
+    REQUIRE(got.size() == expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      INFO(got[i].first);
+      CHECK(got[i].first == expected[i].first);
+      CHECK(torch::equal(got[i].second, expected[i].second));
+    }
+    // The untied head is written as lm_head.weight; a tied one is left out, as the Hub's files do.
+    const auto written = llm::load_tensors(dir / "model.safetensors");
+    CHECK(std::any_of(written.begin(), written.end(), [](const auto& t) { return t.first == "lm_head.weight"; }));
+    const auto decoder = std::dynamic_pointer_cast<llm::RopeDecoderImpl>(loaded.ptr());
+    REQUIRE(decoder);
+    decoder->out_head->weight.data().copy_(decoder->tok_emb->weight);
+    llm::save_hugging_face(dir / "model.safetensors", *decoder);
+    const auto tied = llm::load_tensors(dir / "model.safetensors");
+    CHECK(std::none_of(tied.begin(), tied.end(), [](const auto& t) { return t.first == "lm_head.weight"; }));
+    CHECK(llm::HfModelFolder(dir).load_model()->config_json() == model->config_json());
+    CHECK_THROWS_WITH(llm::HfModelFolder(dir).tokenizer(), Catch::Contains("no tokenizer; expected tokenizer.json"));
+    std::filesystem::remove_all(dir);
   }
 }

@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
       throw llm::cli::BadFlagValue(fmt::format("--max-length must be in 0..{} (the context length), got {}",
                                                context_length, max_length));
     }
-    const auto tokenizer = llm::BpeTokenizer::gpt2();
+    const auto tokenizer = llm::tokenizer_from_flags(args);
     model->eval();  // disable dropout during inference
     fmt::print("Weights: {}\n", llm::model_source(args));
 

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     fmt::print("{}\n{}\n", llm::show(new_logits), llm::show(torch::softmax(new_logits, 0)));
 
     // 5.3.3: generate() with temperature and top-k.
-    const auto tokenizer = llm::BpeTokenizer::gpt2();
+    const auto tokenizer = llm::tokenizer_from_flags(args);
     auto model = llm::trained_model_from_flags(args);
     model->eval();
     fmt::print("Weights: {}\n", llm::model_source(args));

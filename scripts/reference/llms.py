@@ -605,3 +605,53 @@ class Gemma3Model(nn.Module):
         x = self.final_norm(x)
         logits = self.out_head(x.to(self.cfg["dtype"]))
         return logits
+
+
+def hf_weight_names(family, cfg):
+    """The pairs of names the course's loaders read, in their order: the model's
+    parameter, Hugging Face's tensor. load_weights_into_llama (llama3.py),
+    load_weights_into_qwen (qwen3.py) and the Gemma 3 notebook's
+    load_weights_into_gemma, written as one table each instead of one assign call per
+    pair."""
+    blocks = "blocks" if family == "gemma3" else "trf_blocks"
+    norm = "weight" if family == "llama3" else "scale"
+    pairs = [("tok_emb.weight", "model.embed_tokens.weight")]
+    for l in range(cfg["n_layers"]):
+        ours, hf = f"{blocks}.{l}.", f"model.layers.{l}."
+        pairs += [(ours + f"att.{w}.weight", hf + f"self_attn.{p}.weight")
+                  for w, p in (("W_query", "q_proj"), ("W_key", "k_proj"), ("W_value", "v_proj"), ("out_proj", "o_proj"))]
+        if cfg.get("qk_norm"):
+            pairs += [(ours + "att.q_norm.scale", hf + "self_attn.q_norm.weight"),
+                      (ours + "att.k_norm.scale", hf + "self_attn.k_norm.weight")]
+        if family == "gemma3":
+            pairs += [(ours + f"{n}.scale", hf + f"{n}.weight") for n in
+                      ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+                       "post_feedforward_layernorm")]
+        else:
+            pairs += [(ours + f"norm1.{norm}", hf + "input_layernorm.weight"),
+                      (ours + f"norm2.{norm}", hf + "post_attention_layernorm.weight")]
+        projections = (("fc1", "gate_proj"), ("fc2", "up_proj"), ("fc3", "down_proj"))
+        if cfg.get("num_experts", 0) > 0:
+            pairs.append((ours + "ff.gate.weight", hf + "mlp.gate.weight"))
+            pairs += [(ours + f"ff.{fc}.{e}.weight", hf + f"mlp.experts.{e}.{p}.weight")
+                      for e in range(cfg["num_experts"]) for fc, p in projections]
+        else:
+            pairs += [(ours + f"ff.{fc}.weight", hf + f"mlp.{p}.weight") for fc, p in projections]
+    pairs.append((f"final_norm.{norm}", "model.norm.weight"))
+    return pairs
+
+
+def load_weights_into(model, family, cfg, params):
+    """The course's load_weights_into_llama / _qwen / _gemma: each parameter copied
+    from its Hugging Face tensor (assign: shapes checked, copy_ into the model's
+    dtype), and the output head from lm_head.weight, else tied to the embeddings."""
+    state = dict(model.named_parameters())
+    with torch.no_grad():
+        for ours, hf in hf_weight_names(family, cfg):
+            if state[ours].shape != params[hf].shape:
+                raise ValueError(f"Shape mismatch in tensor '{hf}'. Left: {state[ours].shape}, Right: {params[hf].shape}")
+            state[ours].copy_(params[hf])
+        if "lm_head.weight" in params:
+            model.out_head.weight.copy_(params["lm_head.weight"])
+        else:
+            model.out_head.weight = model.tok_emb.weight

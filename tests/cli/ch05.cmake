@@ -153,6 +153,18 @@ llm_cli_test(ch05-02:out-dir-is-a-file 1 "out_dir '.*binary.bin': cannot be made
 add_test(NAME cli:ch05:gpt2-safetensors COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/gpt2_safetensors.py ${BIN}
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch05:gpt2-safetensors PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+# Hugging Face model folders (generate --model-dir) of the course's Llama 3.2, Qwen3, Qwen3
+# MoE and Gemma 3, in F32, F16 and BF16, tied and sharded, against the course's loaders;
+# a GPT-2 folder; broken folders refused.
+add_test(NAME cli:generate:hf-model-folders COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/hf_folders.py ${BIN}
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:generate:hf-model-folders PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+llm_cli_test(generate:bos-needs-model-dir 2 "--bos puts the BOS token of --model-dir's config.json first" NEEDS ${GPT2}
+             COMMAND generate --bos)
+llm_cli_test(generate:model-dir-with-config 2 "--model-dir holds its own config and weights" NEEDS ${GPT2}
+             COMMAND generate --model-dir ${CMAKE_CURRENT_BINARY_DIR} --config ${CFG}/tiny.json)
+llm_cli_test(generate:model-dir-without-config 1 "config.json '.*config.json': cannot be read|file '.*config.json'"
+             NEEDS ${GPT2} COMMAND generate --model-dir ${CMAKE_CURRENT_BINARY_DIR}/no-such-folder)
 # scripts/download-gpt2.sh against a local server on 127.0.0.1: whole, continued,
 # restarted, refused on a wrong SHA-256, and offline.
 add_test(NAME cli:download-gpt2:local-server COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/download_gpt2.py

@@ -228,7 +228,40 @@ def token_file_seeds():
     write("token-file", "uint32", token_file([70000, 1, 2], 4, 100000))
 
 
+def hf_config_seeds():
+    """config.json as the Hub holds it for the families --model-dir reads."""
+    llama = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 128256,
+             "max_position_embeddings": 131072, "hidden_size": 2048, "intermediate_size": 8192,
+             "num_attention_heads": 32, "num_hidden_layers": 16, "num_key_value_heads": 8, "head_dim": 64,
+             "hidden_act": "silu", "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "attention_bias": False,
+             "mlp_bias": False, "tie_word_embeddings": True, "torch_dtype": "bfloat16", "bos_token_id": 128000,
+             "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                              "original_max_position_embeddings": 8192, "rope_type": "llama3"}}
+    qwen = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "vocab_size": 151936,
+            "max_position_embeddings": 40960, "hidden_size": 1024, "intermediate_size": 3072,
+            "num_attention_heads": 16, "num_hidden_layers": 28, "num_key_value_heads": 8, "head_dim": 128,
+            "hidden_act": "silu", "rms_norm_eps": 1e-06, "rope_theta": 1000000, "rope_scaling": None,
+            "use_sliding_window": False, "tie_word_embeddings": True, "torch_dtype": "bfloat16"}
+    moe = qwen | {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048,
+                  "num_attention_heads": 32, "num_key_value_heads": 4, "num_hidden_layers": 48, "num_experts": 128,
+                  "num_experts_per_tok": 8, "moe_intermediate_size": 768, "norm_topk_prob": True,
+                  "decoder_sparse_step": 1, "mlp_only_layers": [], "tie_word_embeddings": False}
+    gemma = {"architectures": ["Gemma3ForCausalLM"], "model_type": "gemma3_text", "vocab_size": 262144,
+             "max_position_embeddings": 32768, "hidden_size": 640, "intermediate_size": 2048,
+             "num_attention_heads": 4, "num_hidden_layers": 18, "num_key_value_heads": 1, "head_dim": 256,
+             "hidden_activation": "gelu_pytorch_tanh", "rms_norm_eps": 1e-06, "rope_theta": 1000000.0,
+             "rope_local_base_freq": 10000.0, "sliding_window": 512, "query_pre_attn_scalar": 256,
+             "_sliding_window_pattern": 6, "final_logit_softcapping": None, "attn_logit_softcapping": None,
+             "rope_scaling": None, "torch_dtype": "bfloat16"}
+    gpt2 = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "vocab_size": 50257, "n_positions": 1024,
+            "n_embd": 768, "n_layer": 12, "n_head": 12, "activation_function": "gelu_new"}
+    for name, config in (("llama32-1b", llama), ("qwen3-0.6b", qwen), ("qwen3-30b-a3b", moe),
+                         ("gemma3-270m", gemma), ("gpt2", gpt2)):
+        write("hf-config", name, json.dumps(config, indent=2))
+
+
 if __name__ == "__main__":
+    hf_config_seeds()
     token_file_seeds()
     bpe_seeds()
     vocabulary_seeds()

@@ -20,12 +20,12 @@ void add_model_flags(cxxopts::Options& options, const std::string& default_confi
   options.add_options("Model")(
       "load-state-dict",
       "Weights to load, for the same config: a torch.save'd state_dict, lesson 5.4's model_and_optimizer.pth, or "
-      "safetensors (the lesson's names or Hugging Face's GPT-2 layout)",
+      "safetensors (the lesson's names or Hugging Face's)",
       cxxopts::value<std::string>(), "FILE")(
       "save-state-dict", "Write the model's state_dict here (PyTorch's load_state_dict accepts it, strict)",
       cxxopts::value<std::string>(), "FILE")(
-      "save-safetensors", "Write the weights here in Hugging Face's GPT-2 layout, with config.json beside them "
-      "(transformers' GPT2LMHeadModel opens the folder)", cxxopts::value<std::string>(), "FILE");
+      "save-safetensors", "Write the weights here in Hugging Face's layout, with config.json beside them "
+      "(transformers opens the folder, and so does --model-dir)", cxxopts::value<std::string>(), "FILE");
 }
 
 ModelConfig model_config_from_flags(const cxxopts::ParseResult& args) {

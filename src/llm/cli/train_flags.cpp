@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "llm/io/state_dict.h"
+#include "llm/model/hf_folder.h"
 #include "llm/model/model_config.h"
 #include "llm/cli/cli.h"
 #include "llm/cli/model_flags.h"
@@ -188,7 +189,10 @@ void require_task(const TrainingRun& run, const Task& task) {
 
 void add_trained_model_flags(cxxopts::Options& options, const std::string& default_config) {
   options.add_options("Model")("checkpoint", "A training checkpoint (its config and weights)",
-                               cxxopts::value<std::string>(), "FILE");
+                               cxxopts::value<std::string>(), "FILE")(
+      "model-dir", "A model folder as the Hugging Face Hub holds it (config.json, safetensors, tokenizer.json): "
+      "GPT-2, Llama 3.2, Qwen3 (dense or MoE) or Gemma 3",
+      cxxopts::value<std::string>(), "DIR");
   add_model_flags(options, default_config);
 }
 
@@ -196,10 +200,28 @@ PromptStyle prompt_style_flag(const cxxopts::ParseResult& args) {
   return parse_prompt_style(cli::choice_flag(args, "prompt-style", {"alpaca", "phi3"}));
 }
 
+namespace {
+
+// --checkpoint and --model-dir each bring their config and weights.
+void check_model_source_flags(const cxxopts::ParseResult& args) {
+  const bool folder = args.count("model-dir") != 0, checkpoint = args.count("checkpoint") != 0;
+  if (folder && checkpoint) throw cli::BadFlagValue("--checkpoint and --model-dir each hold a model; give one of them");
+  if ((folder || checkpoint) && (args.count("config") != 0 || args.count("load-state-dict") != 0)) {
+    throw cli::BadFlagValue(fmt::format("{} holds its own config and weights; leave out --config and --load-state-dict",
+                                        folder ? "--model-dir" : "--checkpoint"));
+  }
+}
+
+}  // namespace
+
 LanguageModel trained_model_from_flags(const cxxopts::ParseResult& args) {
-  if (args.count("checkpoint") == 0) return model_from_flags(args);
-  if (args.count("config") != 0 || args.count("load-state-dict") != 0) {
-    throw cli::BadFlagValue("--checkpoint holds its own config and weights; leave out --config and --load-state-dict");
+  check_model_source_flags(args);
+  const bool folder = args.count("model-dir") != 0;
+  if (args.count("checkpoint") == 0 && !folder) return model_from_flags(args);
+  if (folder) {
+    auto model = HfModelFolder(args["model-dir"].as<std::string>()).load_model();
+    model->to(cli::device(args));
+    return model;
   }
   const auto path = args["checkpoint"].as<std::string>();
   auto model = checkpoint_model(load_checkpoint(path), path);
@@ -207,8 +229,24 @@ LanguageModel trained_model_from_flags(const cxxopts::ParseResult& args) {
   return model;
 }
 
+BpeTokenizer tokenizer_from_flags(const cxxopts::ParseResult& args) {
+  check_model_source_flags(args);
+  if (args.count("model-dir") == 0) return BpeTokenizer::gpt2();
+  return HfModelFolder(args["model-dir"].as<std::string>()).tokenizer();
+}
+
+int64_t bos_id_from_flags(const cxxopts::ParseResult& args) {
+  const auto dir = args["model-dir"].as<std::string>();
+  const auto bos = HfModelFolder(dir).bos_id();
+  if (!bos) throw Error(fmt::format("folder '{}': config.json has no bos_token_id", dir));
+  return *bos;
+}
+
 std::string model_source(const cxxopts::ParseResult& args) {
   if (args.count("checkpoint") != 0) return fmt::format("the checkpoint '{}'", args["checkpoint"].as<std::string>());
+  if (args.count("model-dir") != 0) {
+    return fmt::format("the Hugging Face folder '{}'", args["model-dir"].as<std::string>());
+  }
   if (args.count("load-state-dict") != 0) {
     return fmt::format("the state dict '{}'", args["load-state-dict"].as<std::string>());
   }

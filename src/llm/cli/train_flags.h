@@ -50,15 +50,24 @@ torch::Device run_device(const cxxopts::ParseResult& args, const std::optional<D
 /// --prompt-style as a PromptStyle (alpaca or phi3); a cli::BadFlagValue otherwise.
 PromptStyle prompt_style_flag(const cxxopts::ParseResult& args);
 
-/// --checkpoint FILE, plus the model flags (--config, --load-state-dict, ...).
+/// --checkpoint FILE and --model-dir DIR, plus the model flags (--config,
+/// --load-state-dict, ...).
 void add_trained_model_flags(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");
 
-/// The model of --checkpoint (its config and weights), else that of the model flags
-/// (an untrained one unless --load-state-dict is given).
+/// The model of --checkpoint (its config and weights), or of --model-dir (a Hugging
+/// Face folder: HfModelFolder), else that of the model flags (an untrained one unless
+/// --load-state-dict is given).
 LanguageModel trained_model_from_flags(const cxxopts::ParseResult& args);
 
+/// The tokenizer of that model: --model-dir's own, else GPT-2's.
+BpeTokenizer tokenizer_from_flags(const cxxopts::ParseResult& args);
+
+/// --model-dir's BOS token (config.json's bos_token_id); an llm::Error when it has none.
+int64_t bos_id_from_flags(const cxxopts::ParseResult& args);
+
 /// Where that model's weights come from, for the output: "the checkpoint 'X'", "the
-/// state dict 'X'", or "none: an untrained model, random weights of --seed N".
+/// Hugging Face folder 'X'", "the state dict 'X'", or "none: an untrained model,
+/// random weights of --seed N".
 std::string model_source(const cxxopts::ParseResult& args);
 
 }  // namespace llm

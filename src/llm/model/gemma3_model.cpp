@@ -132,13 +132,74 @@ Gemma3Config Gemma3ModelImpl::config_from_json(const nlohmann::json& settings, s
   return config;
 }
 
-std::string Gemma3ModelImpl::hf_layout_problem(const Gemma3Config&) { return decoder_hf_layout_problem("Gemma 3"); }
+std::string Gemma3ModelImpl::hf_layout_problem(const Gemma3Config& config) {
+  if (config.qk_norm) return {};
+  return "Hugging Face's Gemma 3 normalises queries and keys; this config has qk_norm false";
+}
+
+const std::vector<std::string_view>& Gemma3ModelImpl::hf_architectures() {
+  static const std::vector<std::string_view> kNames = {"Gemma3ForCausalLM"};
+  return kNames;
+}
+
+// transformers' Gemma3TextConfig, as the notebook's GEMMA3_CONFIG_270M mirrors it;
+// without layer_types, every sliding_window_pattern-th layer has full attention.
+HfSettings Gemma3ModelImpl::settings_from_hf(const HfConfig& hf) {
+  hf.require("hidden_activation", {"gelu_pytorch_tanh"}, "another activation");
+  hf.require("attention_bias", {false}, "biases in the attention");
+  hf.require("rms_norm_eps", {1e-6}, "another RMSNorm eps");
+  hf.require("rope_scaling", {nullptr}, "RoPE scaling");
+  hf.require("final_logit_softcapping", {nullptr}, "a softcap on the logits");
+  hf.require("attn_logit_softcapping", {nullptr}, "a softcap on the attention scores");
+  hf.require("use_bidirectional_attention", {false}, "bidirectional attention");
+  const int64_t layers = hf.integer("num_hidden_layers");
+  std::vector<std::string> types;
+  if (hf.has("layer_types")) {
+    types = hf.strings("layer_types");
+  } else {
+    const int64_t pattern = hf.integer("sliding_window_pattern", hf.integer("_sliding_window_pattern", 6));
+    if (pattern <= 0) hf.fail("sliding_window_pattern", "must be positive");
+    for (int64_t i = 0; i < layers; ++i) types.emplace_back((i + 1) % pattern == 0 ? kFull : kSliding);
+  }
+  return {{{"vocab_size", hf.integer("vocab_size")},
+           {"context_length", hf.integer("max_position_embeddings")},
+           {"emb_dim", hf.integer("hidden_size")},
+           {"n_heads", hf.integer("num_attention_heads")},
+           {"n_layers", layers},
+           {"hidden_dim", hf.integer("intermediate_size")},
+           {"head_dim", hf.integer("head_dim", 256)},
+           {"qk_norm", true},
+           {"n_kv_groups", hf.integer("num_key_value_heads")},
+           {"rope_local_base", hf.number("rope_local_base_freq", 10'000.0)},
+           {"rope_base", hf.number("rope_theta", 1'000'000.0)},
+           {"sliding_window", hf.integer("sliding_window", 4096)},
+           {"layer_types", types},
+           {"dtype", hf.dtype()},
+           {"query_pre_attn_scalar", hf.number("query_pre_attn_scalar", 256.0)}},
+          hf.flag("tie_word_embeddings", true)};
+}
 
 Gemma3ModelImpl::Gemma3ModelImpl(const Gemma3Config& c) : RopeDecoderImpl(gemma3_spec(c)), config(c) {}
 
 nlohmann::json Gemma3ModelImpl::config_json() const {
   auto json = fields_to_json(config, gemma3_fields());
   json["layer_types"] = config.layer_types;
+  return json;
+}
+
+nlohmann::json Gemma3ModelImpl::hf_config() const {
+  if (const auto problem = hf_layout_problem(config); !problem.empty()) throw Error(problem);
+  auto json = hf_config_common("Gemma3ForCausalLM", "gemma3_text");
+  json.update({{"intermediate_size", config.hidden_dim},
+               {"hidden_activation", "gelu_pytorch_tanh"},
+               {"rope_theta", config.rope_base},
+               {"rope_local_base_freq", config.rope_local_base},
+               {"rope_scaling", nullptr},
+               {"sliding_window", config.sliding_window},
+               {"layer_types", config.layer_types},
+               {"query_pre_attn_scalar", config.query_pre_attn_scalar},
+               {"final_logit_softcapping", nullptr},
+               {"attn_logit_softcapping", nullptr}});
   return json;
 }
 

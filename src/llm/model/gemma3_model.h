@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "llm/model/hf_config.h"
 #include "llm/model/rope_decoder.h"
 
 namespace llm {
@@ -48,10 +49,16 @@ struct Gemma3ModelImpl : RopeDecoderImpl {
   static ModelShape check_config(const nlohmann::json& settings, std::string_view source);
   static Gemma3Config config_from_json(const nlohmann::json& settings, std::string_view source);
   static std::string hf_layout_problem(const Gemma3Config& config);
+  /// The architectures of Hugging Face's config.json this family reads, and its
+  /// settings from such a config.json (HfConfig refuses what the model cannot do).
+  static const std::vector<std::string_view>& hf_architectures();
+  static HfSettings settings_from_hf(const HfConfig& hf);
 
   explicit Gemma3ModelImpl(const Gemma3Config& config);
   std::string_view family() const override { return kFamily; }
   nlohmann::json config_json() const override;
+  /// config.json in transformers' keys: what settings_from_hf reads back.
+  nlohmann::json hf_config() const override;
 
   Gemma3Config config;
 };

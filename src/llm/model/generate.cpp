@@ -22,7 +22,10 @@ void check_prompt(const torch::Tensor& idx) {
 }  // namespace
 
 torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string& text) {
-  return torch::tensor(tokenizer.encode(text, {"<|endoftext|>"}), torch::kLong).unsqueeze(0);  // [1, n]
+  // The lesson allows GPT-2's <|endoftext|>; other tokenizers' added tokens are always special.
+  std::set<std::string> allowed;
+  if (tokenizer.special_token("<|endoftext|>")) allowed.insert("<|endoftext|>");
+  return torch::tensor(tokenizer.encode(text, allowed), torch::kLong).unsqueeze(0);  // [1, n]
 }
 
 std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids) {

@@ -12,7 +12,7 @@
 
 namespace llm {
 
-/// Lesson 5.1's helpers: text -> [1, n] ids (<|endoftext|> allowed), and ids back to
+/// Lesson 5.1's helpers: text -> [1, n] ids (<|endoftext|> allowed where the vocabulary has it),
 /// text, as tiktoken decodes them (bytes that are not UTF-8 become U+FFFD).
 torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string& text);
 std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids);

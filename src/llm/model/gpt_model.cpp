@@ -96,6 +96,28 @@ GPTConfig GPTModelImpl::config_from_json(const nlohmann::json& settings, std::st
 
 std::string GPTModelImpl::hf_layout_problem(const GPTConfig& config) { return hf_gpt2_layout_problem(config); }
 
+const std::vector<std::string_view>& GPTModelImpl::hf_architectures() {
+  static const std::vector<std::string_view> kNames = {"GPT2LMHeadModel"};
+  return kNames;
+}
+
+// transformers' GPT2Config: GPT-2 as lesson 5.5 loads it (qkv_bias, no dropout).
+HfSettings GPTModelImpl::settings_from_hf(const HfConfig& hf) {
+  hf.require("activation_function", {"gelu_new"}, "another activation");
+  hf.require("layer_norm_epsilon", {1e-5}, "another LayerNorm eps");
+  hf.require("n_inner", {nullptr, 4 * hf.integer("n_embd")}, "another feed-forward width than 4 x n_embd");
+  hf.require("scale_attn_by_inverse_layer_idx", {false}, "attention scaled by the layer");
+  hf.require("reorder_and_upcast_attn", {false}, "upcast attention");
+  return {{{"vocab_size", hf.integer("vocab_size")},
+           {"context_length", hf.integer("n_positions")},
+           {"emb_dim", hf.integer("n_embd")},
+           {"n_heads", hf.integer("n_head")},
+           {"n_layers", hf.integer("n_layer")},
+           {"drop_rate", 0.0},
+           {"qkv_bias", true}},
+          hf.flag("tie_word_embeddings", true)};
+}
+
 ModelShape GPTModelImpl::shape() const { return shape_of(config); }
 
 void GPTModelImpl::replace_head(Linear head) { out_head = replace_module("out_head", std::move(head)); }

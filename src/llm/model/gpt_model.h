@@ -5,6 +5,7 @@
 #include "llm/attention/kv_cache.h"
 #include "llm/attention/multi_head_attention.h"
 #include "llm/model/gpt_config.h"
+#include "llm/model/hf_config.h"
 #include "llm/model/language_model.h"
 #include "llm/nn/layers.h"
 #include "llm/nn/linear.h"
@@ -38,6 +39,10 @@ struct GPTModelImpl : LanguageModelImpl {
   static ModelShape check_config(const nlohmann::json& settings, std::string_view source);
   static GPTConfig config_from_json(const nlohmann::json& settings, std::string_view source);
   static std::string hf_layout_problem(const GPTConfig& config);
+  /// The architectures of Hugging Face's config.json this family reads, and its
+  /// settings from such a config.json (HfConfig refuses what the model cannot do).
+  static const std::vector<std::string_view>& hf_architectures();
+  static HfSettings settings_from_hf(const HfConfig& hf);
 
   explicit GPTModelImpl(const GPTConfig& config);
   torch::Tensor forward(const torch::Tensor& in_idx) override;

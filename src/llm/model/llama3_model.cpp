@@ -106,13 +106,69 @@ Llama3Config Llama3ModelImpl::config_from_json(const nlohmann::json& settings, s
   return config;
 }
 
-std::string Llama3ModelImpl::hf_layout_problem(const Llama3Config&) { return decoder_hf_layout_problem("Llama 3.2"); }
+std::string Llama3ModelImpl::hf_layout_problem(const Llama3Config&) { return {}; }
+
+const std::vector<std::string_view>& Llama3ModelImpl::hf_architectures() {
+  static const std::vector<std::string_view> kNames = {"LlamaForCausalLM"};
+  return kNames;
+}
+
+// transformers' LlamaConfig, as the course's LLAMA32_CONFIG_1B mirrors it.
+HfSettings Llama3ModelImpl::settings_from_hf(const HfConfig& hf) {
+  hf.require("hidden_act", {"silu"}, "another activation");
+  hf.require("attention_bias", {false}, "biases in the attention");
+  hf.require("mlp_bias", {false}, "biases in the feed-forward");
+  hf.require("rms_norm_eps", {1e-5}, "another RMSNorm eps");
+  const int64_t heads = hf.integer("num_attention_heads"), width = hf.integer("hidden_size");
+  if (hf.has("head_dim") && heads > 0 && hf.integer("head_dim") * heads != width) {
+    hf.fail("head_dim", "must be hidden_size / num_attention_heads: the course's Llama derives it");
+  }
+  nlohmann::json rope_freq;  // null: no scaling
+  if (hf.has("rope_scaling")) {
+    const HfConfig scaling(hf.object("rope_scaling"), hf.source() + ": rope_scaling");
+    if (scaling.string("rope_type", scaling.string("type", "")) != "llama3") {
+      hf.fail("rope_scaling", "must be Llama 3's (rope_type \"llama3\") or null");
+    }
+    rope_freq = {{"factor", scaling.number("factor")},
+                 {"low_freq_factor", scaling.number("low_freq_factor")},
+                 {"high_freq_factor", scaling.number("high_freq_factor")},
+                 {"original_context_length", scaling.integer("original_max_position_embeddings")}};
+  }
+  return {{{"vocab_size", hf.integer("vocab_size")},
+           {"context_length", hf.integer("max_position_embeddings")},
+           {"emb_dim", width},
+           {"n_heads", heads},
+           {"n_layers", hf.integer("num_hidden_layers")},
+           {"hidden_dim", hf.integer("intermediate_size")},
+           {"n_kv_groups", hf.integer("num_key_value_heads", heads)},
+           {"rope_base", hf.number("rope_theta", 10'000.0)},
+           {"dtype", hf.dtype()},
+           {"rope_freq", rope_freq}},
+          hf.flag("tie_word_embeddings", false)};
+}
 
 Llama3ModelImpl::Llama3ModelImpl(const Llama3Config& c) : RopeDecoderImpl(llama3_spec(c)), config(c) {}
 
 nlohmann::json Llama3ModelImpl::config_json() const {
   auto json = fields_to_json(config, llama3_fields());
   json["rope_freq"] = config.rope_freq ? fields_to_json(*config.rope_freq, rope_freq_fields()) : nlohmann::json();
+  return json;
+}
+
+nlohmann::json Llama3ModelImpl::hf_config() const {
+  auto json = hf_config_common("LlamaForCausalLM", "llama");
+  json.update({{"intermediate_size", config.hidden_dim},
+               {"hidden_act", "silu"},
+               {"mlp_bias", false},
+               {"rope_theta", config.rope_base},
+               {"rope_scaling", nullptr}});
+  if (const auto& f = config.rope_freq) {
+    json["rope_scaling"] = {{"factor", f->factor},
+                            {"low_freq_factor", f->low_freq_factor},
+                            {"high_freq_factor", f->high_freq_factor},
+                            {"original_max_position_embeddings", f->original_context_length},
+                            {"rope_type", "llama3"}};
+  }
   return json;
 }
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "llm/model/hf_config.h"
 #include "llm/model/rope_decoder.h"
 #include "llm/nn/rope.h"
 
@@ -41,10 +42,16 @@ struct Llama3ModelImpl : RopeDecoderImpl {
   static ModelShape check_config(const nlohmann::json& settings, std::string_view source);
   static Llama3Config config_from_json(const nlohmann::json& settings, std::string_view source);
   static std::string hf_layout_problem(const Llama3Config& config);
+  /// The architectures of Hugging Face's config.json this family reads, and its
+  /// settings from such a config.json (HfConfig refuses what the model cannot do).
+  static const std::vector<std::string_view>& hf_architectures();
+  static HfSettings settings_from_hf(const HfConfig& hf);
 
   explicit Llama3ModelImpl(const Llama3Config& config);
   std::string_view family() const override { return kFamily; }
   nlohmann::json config_json() const override;
+  /// config.json in transformers' keys: what settings_from_hf reads back.
+  nlohmann::json hf_config() const override;
 
   Llama3Config config;
 };

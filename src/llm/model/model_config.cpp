@@ -17,8 +17,8 @@ namespace {
 
 constexpr std::string_view kFamilyKey = "family";
 
-// One entry per family, from its Impl's kFamily, check_config, config_from_json and
-// hf_layout_problem.
+// One entry per family, from its Impl's kFamily, check_config, config_from_json,
+// hf_layout_problem, hf_architectures and settings_from_hf.
 template <typename Impl>
 ModelFamily family_entry() {
   return {Impl::kFamily, &Impl::check_config,
@@ -26,7 +26,8 @@ ModelFamily family_entry() {
             std::shared_ptr<LanguageModelImpl> model = std::make_shared<Impl>(Impl::config_from_json(settings, "config"));
             return model;
           },
-          [](const nlohmann::json& settings) { return Impl::hf_layout_problem(Impl::config_from_json(settings, "config")); }};
+          [](const nlohmann::json& settings) { return Impl::hf_layout_problem(Impl::config_from_json(settings, "config")); },
+          &Impl::hf_architectures, &Impl::settings_from_hf};
 }
 
 std::string family_choices() {
@@ -50,8 +51,12 @@ nlohmann::json model_config_json(const LanguageModelImpl& model) {
 }
 
 ModelConfig ModelConfig::parse(std::string_view json, std::string_view source) {
+  return from_json(parse_json_object(json, "config", source), source);
+}
+
+ModelConfig ModelConfig::from_json(nlohmann::json json, std::string_view source) {
   ModelConfig config;
-  config.settings_ = parse_json_object(json, "config", source);
+  config.settings_ = std::move(json);
   config.family_ = &model_families().front();
   if (const auto key = config.settings_.find(kFamilyKey); key != config.settings_.end()) {
     const auto* name = key->get_ptr<const std::string*>();

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "llm/model/hf_config.h"
 #include "llm/model/language_model.h"
 
 namespace llm {
@@ -24,6 +25,10 @@ struct ModelFamily {
   /// Why a model of checked settings has no Hugging Face layout to be written in
   /// (hf_weights would refuse it); empty when it has one.
   std::string (*hf_layout_problem)(const nlohmann::json& settings);
+  /// The architectures a Hugging Face config.json names for this family
+  /// ("LlamaForCausalLM"), and the family's settings from such a file.
+  const std::vector<std::string_view>& (*hf_architectures)();
+  HfSettings (*settings_from_hf)(const HfConfig& hf);
 };
 
 /// The families a config may name, the default first: "gpt2", the course's GPT.
@@ -42,6 +47,8 @@ class ModelConfig {
   /// `json`'s text; `source` names it in errors.
   static ModelConfig parse(std::string_view json, std::string_view source);
   static ModelConfig load(const std::filesystem::path& path);
+  /// A config already read as JSON: an object whose "family" key names the family.
+  static ModelConfig from_json(nlohmann::json config, std::string_view source);
 
   std::string_view family() const { return family_->name; }
   /// The family's keys, without "family".

@@ -106,10 +106,69 @@ Qwen3Config Qwen3ModelImpl::config_from_json(const nlohmann::json& settings, std
   return config;
 }
 
-std::string Qwen3ModelImpl::hf_layout_problem(const Qwen3Config&) { return decoder_hf_layout_problem("Qwen3"); }
+std::string Qwen3ModelImpl::hf_layout_problem(const Qwen3Config& config) {
+  if (config.qk_norm) return {};
+  return "Hugging Face's Qwen3 normalises queries and keys; this config has qk_norm false";
+}
+
+const std::vector<std::string_view>& Qwen3ModelImpl::hf_architectures() {
+  static const std::vector<std::string_view> kNames = {"Qwen3ForCausalLM", "Qwen3MoeForCausalLM"};
+  return kNames;
+}
+
+// transformers' Qwen3Config and Qwen3MoeConfig, as the course's QWEN_CONFIG_06_B and
+// QWEN3_CONFIG_30B_A3B mirror them.
+HfSettings Qwen3ModelImpl::settings_from_hf(const HfConfig& hf) {
+  hf.require("hidden_act", {"silu"}, "another activation");
+  hf.require("attention_bias", {false}, "biases in the attention");
+  hf.require("rms_norm_eps", {1e-6}, "another RMSNorm eps");
+  hf.require("rope_scaling", {nullptr}, "RoPE scaling");
+  hf.require("use_sliding_window", {false}, "sliding-window attention");
+  const int64_t heads = hf.integer("num_attention_heads"), width = hf.integer("hidden_size");
+  nlohmann::json settings = {{"vocab_size", hf.integer("vocab_size")},
+                             {"context_length", hf.integer("max_position_embeddings")},
+                             {"emb_dim", width},
+                             {"n_heads", heads},
+                             {"n_layers", hf.integer("num_hidden_layers")},
+                             {"head_dim", hf.has("head_dim") || heads <= 0 ? hf.integer("head_dim") : width / heads},
+                             {"qk_norm", true},
+                             {"n_kv_groups", hf.integer("num_key_value_heads", heads)},
+                             {"rope_base", hf.number("rope_theta", 10'000.0)},
+                             {"dtype", hf.dtype()}};
+  if (hf.integer("num_experts", 0) > 0) {
+    hf.require("norm_topk_prob", {true}, "unnormalised top-k router weights");
+    hf.require("decoder_sparse_step", {1}, "dense layers between the experts' layers");
+    hf.require("mlp_only_layers", {nlohmann::json::array()}, "dense layers between the experts' layers");
+    settings["num_experts"] = hf.integer("num_experts");
+    settings["num_experts_per_tok"] = hf.integer("num_experts_per_tok");
+    settings["moe_intermediate_size"] = hf.integer("moe_intermediate_size");
+  } else {
+    settings["hidden_dim"] = hf.integer("intermediate_size");
+  }
+  return {settings, hf.flag("tie_word_embeddings", false)};
+}
 
 Qwen3ModelImpl::Qwen3ModelImpl(const Qwen3Config& c) : RopeDecoderImpl(qwen3_spec(c)), config(c) {}
 
 nlohmann::json Qwen3ModelImpl::config_json() const { return fields_to_json(config, qwen3_fields()); }
+
+nlohmann::json Qwen3ModelImpl::hf_config() const {
+  if (const auto problem = hf_layout_problem(config); !problem.empty()) throw Error(problem);
+  auto json = config.moe() ? hf_config_common("Qwen3MoeForCausalLM", "qwen3_moe")
+                           : hf_config_common("Qwen3ForCausalLM", "qwen3");
+  json.update({{"hidden_act", "silu"}, {"rope_theta", config.rope_base}, {"rope_scaling", nullptr},
+               {"use_sliding_window", false}});
+  if (config.moe()) {
+    json.update({{"num_experts", config.num_experts},
+                 {"num_experts_per_tok", config.num_experts_per_tok},
+                 {"moe_intermediate_size", config.moe_intermediate_size},
+                 {"norm_topk_prob", true},
+                 {"decoder_sparse_step", 1},
+                 {"mlp_only_layers", nlohmann::json::array()}});
+  } else {
+    json["intermediate_size"] = config.hidden_dim;
+  }
+  return json;
+}
 
 }  // namespace llm

@@ -115,10 +115,6 @@ void check_decoder_memory(double parameters, const std::string& dtype, const Dec
   check_fits_in_memory(bytes, fmt::format("config '{}': a {} of {:.3g} parameters in {}", source, family, parameters, dtype));
 }
 
-std::string decoder_hf_layout_problem(std::string_view family) {
-  return fmt::format("writing {} in Hugging Face's layout is not supported yet", family);
-}
-
 DecoderBlockImpl::DecoderBlockImpl(const DecoderBlockOptions& o, const std::function<torch::nn::AnyModule()>& make_ff)
     : rope(o.rope), window(o.window) {
   att = register_module("att", RopeAttention(o.attention));
@@ -227,8 +223,44 @@ void RopeDecoderImpl::load_weights(const NamedTensors& file, const std::string& 
   load_state_dict(*this, renamed, source);
 }
 
-NamedTensors RopeDecoderImpl::hf_weights() const { throw Error(decoder_hf_layout_problem(spec_.name)); }
+namespace {
 
-nlohmann::json RopeDecoderImpl::hf_config() const { throw Error(decoder_hf_layout_problem(spec_.name)); }
+bool head_is_embedding(const RopeDecoderImpl& model) {
+  return model.out_head->weight.sizes() == model.tok_emb->weight.sizes() &&
+         torch::equal(model.out_head->weight, model.tok_emb->weight);
+}
+
+std::string dtype_name(torch::Dtype dtype) {
+  return dtype == torch::kBFloat16 ? "bfloat16" : dtype == torch::kHalf ? "float16" : "float32";
+}
+
+}  // namespace
+
+NamedTensors RopeDecoderImpl::hf_weights() const {
+  const bool tied = head_is_embedding(*this);
+  NamedTensors out;
+  for (const auto& [key, tensor] : state_dict(*this)) {
+    if (tied && key == "out_head.weight") continue;
+    out.emplace_back(hf_tensor_name(key, spec_.blocks_name), tensor.detach().contiguous());
+  }
+  return out;
+}
+
+nlohmann::json RopeDecoderImpl::hf_config_common(std::string_view architecture, std::string_view model_type) const {
+  const auto& s = spec_.shape;
+  return {{"architectures", {architecture}},
+          {"model_type", model_type},
+          {"vocab_size", s.vocab_size},
+          {"max_position_embeddings", s.context_length},
+          {"hidden_size", s.emb_dim},
+          {"num_attention_heads", s.n_heads},
+          {"num_hidden_layers", s.n_layers},
+          {"num_key_value_heads", s.kv_heads},
+          {"head_dim", spec_.ropes.front().cos.size(1)},
+          {"attention_bias", false},
+          {"rms_norm_eps", spec_.final_norm.eps},
+          {"tie_word_embeddings", head_is_embedding(*this)},
+          {"torch_dtype", dtype_name(spec_.dtype)}};
+}
 
 }  // namespace llm

@@ -102,9 +102,6 @@ void check_decoder_memory(double parameters, const std::string& dtype, const Dec
 /// has none.
 std::string hf_tensor_name(const std::string& key, const std::string& blocks_name);
 
-/// Why these families have no Hugging Face layout to be written in yet.
-std::string decoder_hf_layout_problem(std::string_view family);
-
 /// The model the course's Llama 3.2, Qwen3 and Gemma 3 share: token embeddings,
 /// blocks of RoPE attention and a gated feed-forward, a final RMSNorm and an output
 /// head, registered in the reference's order and under its names (tok_emb, trf_blocks
@@ -128,14 +125,19 @@ struct RopeDecoderImpl : LanguageModelImpl {
   /// lm_head.weight the output head is the token embeddings', as with
   /// tie_word_embeddings), strictly: every tensor, each with its shape, and no other.
   void load_weights(const NamedTensors& file, const std::string& source) override;
-  /// Hugging Face's layout is not written for these families yet: an llm::Error.
+  /// Every tensor under Hugging Face's name (hf_tensor_name), without lm_head.weight
+  /// when the output head equals the token embeddings (tie_word_embeddings).
   NamedTensors hf_weights() const override;
-  nlohmann::json hf_config() const override;
 
   torch::nn::Embedding tok_emb{nullptr};
   ModuleListOf<DecoderBlock> blocks{nullptr};
   RMSNorm final_norm{nullptr};
   Linear out_head{nullptr};
+
+ protected:
+  /// The config.json keys these families share (transformers' names), for a family's
+  /// hf_config to add its own to.
+  nlohmann::json hf_config_common(std::string_view architecture, std::string_view model_type) const;
 
  private:
   /// The RoPE tables on x's device (moved once, when the model moves).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "llm/model/gpt_model.h"
+#include "llm/model/model_config.h"
 #include "llm/util/error.h"
 
 namespace llm {
@@ -42,12 +43,12 @@ NamedTensors model_header(const std::string& kind, uint64_t seed, const GPTConfi
 }
 
 NamedTensors model_header(const std::string& kind, uint64_t seed, const LanguageModelImpl& model) {
-  if (model.family() != GPTModelImpl::kFamily) {
-    throw Error(fmt::format("--save-outputs records for the lessons' reference scripts, which rebuild the course's GPT "
-                            "(family \"{}\"); this model's family is \"{}\"",
-                            GPTModelImpl::kFamily, model.family()));
+  if (model.family() == GPTModelImpl::kFamily) {
+    return model_header(kind, seed, GPTModelImpl::config_from_json(model.config_json(), "the model"));
   }
-  return model_header(kind, seed, GPTModelImpl::config_from_json(model.config_json(), "the model"));
+  return {{"kind", string_to_tensor(kind)},
+          {"seed", torch::tensor(static_cast<int64_t>(seed))},
+          {"config_json", string_to_tensor(model_config_json(model).dump())}};
 }
 
 NamedTensors attention_header(const std::string& kind, uint64_t seed, const AttentionOptions& o) {

@@ -27,8 +27,9 @@ NamedTensors fingerprints(const torch::nn::Module& module);
 /// The archive header of a chapter-4 run: what wrote it, the seed and the config.
 NamedTensors model_header(const std::string& kind, uint64_t seed, const GPTConfig& config);
 
-/// The same for a model: the reference scripts rebuild the course's GPT, so a model of
-/// another family is an llm::Error (nothing to compare it with).
+/// The same for a model of any family: the course's GPT as above; another family's
+/// config as JSON text ("config_json": model_config_json), from which a script
+/// rebuilds the course's class of that family.
 NamedTensors model_header(const std::string& kind, uint64_t seed, const LanguageModelImpl& model);
 
 /// The archive header of a chapter-3 run: what wrote it, the seed and the sizes.

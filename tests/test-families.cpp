@@ -15,6 +15,7 @@
 #include "llm/model/llama3_model.h"
 #include "llm/model/model_config.h"
 #include "llm/model/qwen3_model.h"
+#include "llm/nn/module_repr.h"
 #include "llm/reference/recording.h"
 #include "llm/util/files.h"
 #include "llm/util/show.h"
@@ -229,4 +230,55 @@ TEST_CASE("a model written in Hugging Face's layout reads back as the same model
     CHECK_THROWS_WITH(llm::HfModelFolder(dir).tokenizer(), Catch::Contains("no tokenizer; expected tokenizer.json"));
     std::filesystem::remove_all(dir);
   }
+}
+
+TEST_CASE("print(model) as PyTorch prints the course's classes") {
+  // The text of standalone-qwen3.ipynb's cell 17 at tiny-qwen3's sizes: the course's
+  // class names, nn.Linear's and nn.Embedding's own text, equal blocks folded.
+  const std::string qwen3 = R"(Qwen3Model(
+  (tok_emb): Embedding(500, 64)
+  (trf_blocks): ModuleList(
+    (0-1): 2 x TransformerBlock(
+      (att): GroupedQueryAttention(
+        (W_query): Linear(in_features=64, out_features=128, bias=False)
+        (W_key): Linear(in_features=64, out_features=64, bias=False)
+        (W_value): Linear(in_features=64, out_features=64, bias=False)
+        (out_proj): Linear(in_features=128, out_features=64, bias=False)
+        (q_norm): RMSNorm()
+        (k_norm): RMSNorm()
+      )
+      (ff): FeedForward(
+        (fc1): Linear(in_features=64, out_features=96, bias=False)
+        (fc2): Linear(in_features=64, out_features=96, bias=False)
+        (fc3): Linear(in_features=96, out_features=64, bias=False)
+      )
+      (norm1): RMSNorm()
+      (norm2): RMSNorm()
+    )
+  )
+  (final_norm): RMSNorm()
+  (out_head): Linear(in_features=64, out_features=500, bias=False)
+))";
+  CHECK(llm::module_repr(*seeded_model("tiny-qwen3")) == qwen3);
+
+  // Llama's norms are PyTorch's nn.RMSNorm, which prints its shape and eps.
+  const auto llama = llm::module_repr(*seeded_model("tiny-llama32"));
+  CHECK(llama.rfind("Llama3Model(\n  (tok_emb): Embedding(500, 64)\n  (trf_blocks): ModuleList(\n    (0-1): 2 x "
+                    "TransformerBlock(\n",
+                    0) == 0);
+  CHECK(llama.find("      (norm1): RMSNorm((64,), eps=1e-05, elementwise_affine=True)\n") != std::string::npos);
+
+  // The experts of a MoE feed-forward fold as well; a list of unequal modules folds
+  // only its equal neighbours.
+  const auto moe = llm::module_repr(*seeded_model("tiny-qwen3-moe"));
+  CHECK(moe.find("      (ff): MoEFeedForward(\n        (gate): Linear(") != std::string::npos);
+  CHECK(moe.find("        (fc1): ModuleList(\n          (0-3): 4 x Linear(") != std::string::npos);
+  llm::ModuleListOf<llm::Linear> list;
+  list->push_back(llm::Linear(2, 3));
+  list->push_back(llm::Linear(2, 3));
+  list->push_back(llm::Linear(3, 2));
+  CHECK(llm::module_repr(*list) ==
+        "ModuleList(\n  (0-1): 2 x Linear(in_features=2, out_features=3, bias=True)\n"
+        "  (2): Linear(in_features=3, out_features=2, bias=True)\n)");
+  CHECK(llm::module_repr(*llm::ModuleListOf<llm::Linear>()) == "ModuleList()");
 }

@@ -21,6 +21,7 @@ import torch
 import attention
 import ch02_data_loader
 import ch02_simple_tokenizer as simple
+import ch05_notebooks
 import ch05_train
 import ch06_classification as ch06
 import ch07_instruction as ch07
@@ -491,7 +492,8 @@ def main():
     if args.step is None and "kind" in saved:  # a module's run (chapters 3 and 4)
         name = bytes(saved["kind"].tolist()).decode()
         rebuild = (attention_run if name in attention.KINDS else train_run if name == "train"
-                   else classify_run if name == "classify" else instruct_run if name == "instruct" else model_run)
+                   else classify_run if name == "classify" else instruct_run if name == "instruct"
+                   else ch05_notebooks.rerun if name == "notebook" else model_run)
     else:
         keys = set(saved) - {"seed"}
         name = args.step or next((n for n, (k, _) in STEPS.items() if k == keys or

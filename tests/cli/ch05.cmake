@@ -257,3 +257,30 @@ llm_cli_test(ch05-02:bad-sampling 2 "sampling must be \"sliding\" or \"random\",
 llm_cli_test(ch05-02:random-windows-data-parallel 2 "sampling \"random\" runs in one process" NEEDS ${GPT2}
              COMMAND ch05-02-train --sampling random --world-size 2 --rank 0)
 llm_cli_test(prepare:save-outputs 2 "--save-outputs: prepare records nothing for compare.py" COMMAND prepare a.txt -o x.bin --save-outputs y.pt)
+
+# The standalone notebooks of today's models (ch05-07, ch05-11, ch05-12): small models
+# of the real vocabularies (tests/cli/fixtures/notebooks), against the course's classes:
+# logits of [1, 2, 3], parameter count, memory estimate and greedy ids, with and
+# without the KV cache; docs/lesson-numbers.md checks the real sizes' printed numbers.
+set(NOTEBOOKS ${FIXTURES}/notebooks)
+foreach(step llama32 qwen3 gemma3)
+  set(exe ch05-07-llama32)
+  if(step STREQUAL "qwen3")
+    set(exe ch05-11-qwen3)
+  elseif(step STREQUAL "gemma3")
+    set(exe ch05-12-gemma3)
+  endif()
+  llm_compare_test(${exe} ${exe} --config ${NOTEBOOKS}/${step}.json --max-new-tokens 24)
+  llm_compare_test(${exe}-kv-cache ${exe} --config ${NOTEBOOKS}/${step}.json --max-new-tokens 24 --kv-cache)
+endforeach()
+llm_cli_test(ch05-11:model-as-pytorch-prints-it 0 "\\(0-1\\): 2 x TransformerBlock\\(\n      \\(att\\): GroupedQueryAttention\\("
+             NEEDS tokenizers/qwen3/tokenizer.json COMMAND ch05-11-qwen3 --config ${NOTEBOOKS}/qwen3.json)
+llm_cli_test(ch05-07:the-notebooks-generate 0 "^Time: [0-9.]+ sec$"
+             NEEDS tokenizers/llama3/tokenizer.json COMMAND ch05-07-llama32 --config ${NOTEBOOKS}/llama32.json --max-new-tokens 3)
+llm_cli_test(ch05-12:random-weights-said 0 "random weights of --seed 123.*the text below is a random model's"
+             NEEDS tokenizers/gemma3/tokenizer.json COMMAND ch05-12-gemma3 --config ${NOTEBOOKS}/gemma3.json --max-new-tokens 1)
+llm_cli_test(ch05-11:vocabulary-too-small 1 "the prompt has token id 151645. the model's vocabulary has 500 tokens"
+             NEEDS tokenizers/qwen3/tokenizer.json COMMAND ch05-11-qwen3 --config ${CFG}/tiny-qwen3.json)
+llm_cli_test(ch05-11:gpt-config-refused 1 "builds Llama 3.2, Qwen3 or Gemma 3 models. the config is of the family 'gpt2'"
+             NEEDS tokenizers/qwen3/tokenizer.json COMMAND ch05-11-qwen3 --config ${CFG}/tiny.json)
+llm_cli_test(ch05-12:bad-max-new-tokens 2 "max_new_tokens" COMMAND ch05-12-gemma3 --max-new-tokens -1)

@@ -41,7 +41,8 @@ torch::Tensor attention_mask(int64_t t_q, int64_t t_k, int64_t window, torch::De
   return masked;  // [t_q, t_k]
 }
 
-RopeAttentionImpl::RopeAttentionImpl(const RopeAttentionOptions& o) : options(o) {
+RopeAttentionImpl::RopeAttentionImpl(const RopeAttentionOptions& o)
+    : torch::nn::Module("GroupedQueryAttention"), options(o) {
   check_rope_attention_options(o);
   const int64_t head_dim = o.resolved_head_dim(), d_out = o.num_heads * head_dim, kv_width = o.num_kv_groups * head_dim;
   if (o.keys_first) {

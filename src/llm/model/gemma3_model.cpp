@@ -71,6 +71,7 @@ DecoderSpec gemma3_spec(const Gemma3Config& c) {
   DecoderSpec spec;
   spec.shape = sizes(c).shape();
   spec.name = "Gemma 3";
+  spec.class_name = "Gemma3Model";
   spec.blocks_name = "blocks";
   spec.dtype = dtype_named(c.dtype, "the model");
   spec.embedding_scale = std::pow(static_cast<double>(c.emb_dim), 0.5);

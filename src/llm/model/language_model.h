@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
@@ -33,6 +35,10 @@ struct ModelShape {
 /// (GPTModelImpl, lesson 4.6) is the first family; model_config.h lists the families
 /// and docs/architecture.md shows how to add one.
 struct LanguageModelImpl : torch::nn::Module {
+  LanguageModelImpl() = default;
+  /// `name`: the reference's class name, as print(model) shows it (module_repr).
+  explicit LanguageModelImpl(std::string name) : torch::nn::Module(std::move(name)) {}
+
   /// Token ids [b, t] -> logits [b, t, vocab_size] (classes, once chapter 6's head
   /// replaced the output head).
   virtual torch::Tensor forward(const torch::Tensor& in_idx) = 0;

@@ -58,6 +58,7 @@ DecoderSpec llama3_spec(const Llama3Config& c) {
   DecoderSpec spec;
   spec.shape = sizes(c).shape();
   spec.name = "Llama 3.2";
+  spec.class_name = "Llama3Model";
   spec.blocks_name = "trf_blocks";
   spec.dtype = dtype_named(c.dtype, "the model");
   spec.final_norm = {RMSNormStyle::kLlama, 1e-5, spec.dtype};

@@ -53,6 +53,7 @@ DecoderSpec qwen3_spec(const Qwen3Config& c) {
   DecoderSpec spec;
   spec.shape = sizes(c).shape();
   spec.name = "Qwen3";
+  spec.class_name = "Qwen3Model";
   spec.blocks_name = "trf_blocks";
   spec.dtype = dtype_named(c.dtype, "the model");
   spec.final_norm = {RMSNormStyle::kQwen3, 1e-6, torch::kFloat};

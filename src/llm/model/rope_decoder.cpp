@@ -116,7 +116,7 @@ void check_decoder_memory(double parameters, const std::string& dtype, const Dec
 }
 
 DecoderBlockImpl::DecoderBlockImpl(const DecoderBlockOptions& o, const std::function<torch::nn::AnyModule()>& make_ff)
-    : rope(o.rope), window(o.window) {
+    : torch::nn::Module("TransformerBlock"), rope(o.rope), window(o.window) {
   att = register_module("att", RopeAttention(o.attention));
   ff = make_ff();
   register_module("ff", ff.ptr());
@@ -140,7 +140,13 @@ torch::Tensor DecoderBlockImpl::forward_cached(const torch::Tensor& x, const std
   return feed_forward(x + normed(post_att, att->forward_cached(normed(pre_att, x), ropes[rope], cache, window)));
 }
 
-RopeDecoderImpl::RopeDecoderImpl(DecoderSpec spec) : spec_(std::move(spec)) {
+int64_t RopeDecoderImpl::rope_table_elements() const {
+  int64_t elements = 0;
+  for (const auto& rope : spec_.ropes) elements += rope.cos.numel() + rope.sin.numel();
+  return elements;
+}
+
+RopeDecoderImpl::RopeDecoderImpl(DecoderSpec spec) : LanguageModelImpl(spec.class_name), spec_(std::move(spec)) {
   const auto& s = spec_.shape;
   tok_emb = register_module("tok_emb", embedding(s.vocab_size, s.emb_dim, spec_.dtype));
   blocks = register_module(spec_.blocks_name, ModuleListOf<DecoderBlock>());

@@ -65,6 +65,7 @@ TORCH_MODULE(DecoderBlock);
 struct DecoderSpec {
   ModelShape shape;
   std::string name;          // in messages: "Llama 3.2", "Qwen3", "Gemma 3"
+  std::string class_name;    // the reference's model class, as print(model) shows it: "Qwen3Model"
   std::string blocks_name;   // the block list's name in the state dict: "trf_blocks" or "blocks"
   torch::Dtype dtype = torch::kFloat;  // the embeddings', projections' and head's
   double embedding_scale = 1.0;        // Gemma 3: sqrt(emb_dim)
@@ -128,6 +129,9 @@ struct RopeDecoderImpl : LanguageModelImpl {
   /// Every tensor under Hugging Face's name (hf_tensor_name), without lm_head.weight
   /// when the output head equals the token embeddings (tie_word_embeddings).
   NamedTensors hf_weights() const override;
+  /// The elements of the RoPE tables (cos and sin of each): what the reference holds
+  /// as buffers, which the course's calc_model_memory_size counts.
+  int64_t rope_table_elements() const;
 
   torch::nn::Embedding tok_emb{nullptr};
   ModuleListOf<DecoderBlock> blocks{nullptr};

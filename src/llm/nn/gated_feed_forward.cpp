@@ -4,7 +4,7 @@ namespace llm {
 
 GatedFeedForwardImpl::GatedFeedForwardImpl(int64_t emb_dim, int64_t hidden_dim, GateActivation activation_,
                                            torch::Dtype dtype)
-    : activation(activation_) {
+    : torch::nn::Module("FeedForward"), activation(activation_) {
   fc1 = register_module("fc1", Linear(emb_dim, hidden_dim, /*bias=*/false, dtype));
   fc2 = register_module("fc2", Linear(emb_dim, hidden_dim, /*bias=*/false, dtype));
   fc3 = register_module("fc3", Linear(hidden_dim, emb_dim, /*bias=*/false, dtype));

@@ -25,10 +25,11 @@ torch::Tensor LoRAImpl::weight_delta() const {
 }
 
 void LoRAImpl::pretty_print(std::ostream& stream) const {
-  stream << fmt::format("llm::LoRA(rank={}, alpha={})", rank, alpha);
+  stream << "LoRALayer()";  // as the appendix's LoRALayer prints
 }
 
-LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias, torch::Dtype dtype) {
+LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias, torch::Dtype dtype)
+    : torch::nn::Module("Linear") {
   // nn.Linear's reset_parameters, draw for draw, on a tensor of the dtype (as
   // nn.Linear(..., dtype=) draws: bfloat16 draws are not float32 draws rounded).
   weight = register_parameter("weight", torch::empty({out_features, in_features}, dtype));
@@ -57,8 +58,8 @@ torch::Tensor LinearImpl::forward_matvec(const torch::Tensor& x) {
 }
 
 void LinearImpl::pretty_print(std::ostream& stream) const {
-  stream << fmt::format("llm::Linear(in_features={}, out_features={}, bias={})", weight.size(1), weight.size(0),
-                        bias.defined());
+  stream << fmt::format("Linear(in_features={}, out_features={}, bias={})", weight.size(1), weight.size(0),
+                        bias.defined() ? "True" : "False");
 }
 
 int64_t add_lora(torch::nn::Module& module, int64_t rank, double alpha) {

@@ -8,7 +8,7 @@ namespace llm {
 
 MoEFeedForwardImpl::MoEFeedForwardImpl(int64_t emb_dim, int64_t num_experts, int64_t per_token, int64_t hidden,
                                        torch::Dtype dtype)
-    : num_experts_per_tok(per_token) {
+    : torch::nn::Module("MoEFeedForward"), num_experts_per_tok(per_token) {
   if (num_experts <= 0 || per_token <= 0 || per_token > num_experts) {
     throw Error(fmt::format("MoEFeedForward: num_experts_per_tok must be in 1..num_experts ({}), got {}", num_experts,
                             per_token));

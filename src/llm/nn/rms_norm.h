@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <ostream>
 
 namespace llm {
 
@@ -27,6 +28,9 @@ struct RMSNormImpl : torch::nn::Module {
   /// are float32 in the course's code).
   RMSNormImpl(int64_t dim, double eps, RMSNormStyle style, torch::Dtype dtype = torch::kFloat);
   torch::Tensor forward(const torch::Tensor& x);
+  /// As the reference prints it: Llama's nn.RMSNorm "RMSNorm((2048,), eps=1e-05,
+  /// elementwise_affine=True)", the course's own class "RMSNorm()".
+  void pretty_print(std::ostream& stream) const override;
 
   double eps;
   RMSNormStyle style;

@@ -1,6 +1,7 @@
 #include "llm/util/memory.h"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <array>
@@ -14,6 +15,12 @@ uint64_t physical_memory() {
   const long page_size = ::sysconf(_SC_PAGESIZE);
   if (pages <= 0 || page_size <= 0) return 0;
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+}
+
+uint64_t peak_resident_memory() {
+  rusage usage{};
+  if (::getrusage(RUSAGE_SELF, &usage) != 0 || usage.ru_maxrss < 0) return 0;
+  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // Linux counts kilobytes
 }
 
 std::string format_bytes(double bytes) {

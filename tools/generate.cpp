@@ -23,14 +23,16 @@ int main(int argc, char** argv) {
     if (args.count("bos") != 0 && args.count("model-dir") == 0) {
       throw llm::cli::BadFlagValue("--bos puts the BOS token of --model-dir's config.json first; give --model-dir");
     }
-    const auto tokenizer = llm::tokenizer_from_flags(args);
-    auto model = llm::trained_model_from_flags(args);
+    auto [model, tokenizer, bos_id] = llm::trained_model_from_flags(args);
+    if (args.count("bos") != 0 && !bos_id) {
+      throw llm::Error(fmt::format("folder '{}': config.json has no bos_token_id", args["model-dir"].as<std::string>()));
+    }
     model->eval();
     if (args.count("checkpoint") == 0 && args.count("load-state-dict") == 0 && args.count("model-dir") == 0) {
       fmt::print("Weights: {}\n", llm::model_source(args));
     }
     auto ids = llm::text_to_token_ids(tokenizer, prompt);
-    if (args.count("bos") != 0) ids = torch::cat({torch::tensor({llm::bos_id_from_flags(args)}).view({1, 1}), ids}, 1);
+    if (args.count("bos") != 0) ids = torch::cat({torch::tensor({*bos_id}).view({1, 1}), ids}, 1);
     const auto out = llm::generate_from_flags(args, *model, ids, sampling);  // seeded right before
     fmt::print("{}\n", llm::token_ids_to_text(tokenizer, out));
     if (args.count("ids") != 0) fmt::print("Ids: {}\n", llm::show_ids(out));

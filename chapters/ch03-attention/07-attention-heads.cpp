@@ -168,7 +168,9 @@ int main(int argc, char** argv) {
     const bool one_layer = args.count("layer") != 0;
     const int64_t layer = one_layer ? args["layer"].as<int64_t>() : -1;
     if (one_layer && layer < 0) throw llm::cli::BadFlagValue(fmt::format("--layer must be 0 or more, got {}", layer));
-    const auto tokenizer = llm::tokenizer_from_flags(args);
+    auto trained = llm::trained_model_from_flags(args);
+    auto& model = trained.model;
+    const auto& tokenizer = trained.tokenizer;
     const auto prompt = args["prompt"].as<std::string>();
     const auto tokens = tokenizer.encode(prompt, {"<|endoftext|>"}).size();
     if ((args.count("html") != 0 || args.count("png") != 0) && tokens > kMaxDrawnTokens) {
@@ -176,7 +178,6 @@ int main(int argc, char** argv) {
                                    "--prompt (without them, the summaries cover any length)",
                                    kMaxDrawnTokens, tokens));
     }
-    auto model = llm::trained_model_from_flags(args);
     if (layer >= model->shape().n_layers) {
       throw llm::cli::BadFlagValue(
           fmt::format("--layer must be below the model's {} layers, got {}", model->shape().n_layers, layer));

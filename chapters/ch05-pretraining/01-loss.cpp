@@ -105,14 +105,15 @@ int main(int argc, char** argv) {
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);
-    auto model = llm::trained_model_from_flags(args);  // untrained unless given: the seed's random weights
+    auto trained = llm::trained_model_from_flags(args);  // untrained unless given: the seed's random weights
+    auto& model = trained.model;
+    const auto& tokenizer = trained.tokenizer;
     const int64_t max_length = args["max-length"].as<int64_t>();
     const int64_t context_length = model->shape().context_length;
     if (max_length < 0 || max_length > context_length) {
       throw llm::cli::BadFlagValue(fmt::format("--max-length must be in 0..{} (the context length), got {}",
                                                context_length, max_length));
     }
-    const auto tokenizer = llm::tokenizer_from_flags(args);
     model->eval();  // disable dropout during inference
     fmt::print("Weights: {}\n", llm::model_source(args));
 

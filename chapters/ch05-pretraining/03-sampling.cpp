@@ -60,8 +60,9 @@ int main(int argc, char** argv) {
     fmt::print("{}\n{}\n", llm::show(new_logits), llm::show(torch::softmax(new_logits, 0)));
 
     // 5.3.3: generate() with temperature and top-k.
-    const auto tokenizer = llm::tokenizer_from_flags(args);
-    auto model = llm::trained_model_from_flags(args);
+    auto trained = llm::trained_model_from_flags(args);
+    auto& model = trained.model;
+    const auto& tokenizer = trained.tokenizer;
     model->eval();
     fmt::print("Weights: {}\n", llm::model_source(args));
     const auto prompt = llm::text_to_token_ids(tokenizer, args["prompt"].as<std::string>());

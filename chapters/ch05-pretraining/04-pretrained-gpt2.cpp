@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
     model->to(llm::cli::device(args));
     model->eval();
     const int64_t parameters = llm::parameter_count(*model);
-    const bool tied = torch::equal(model->out_head->weight, model->tok_emb->weight);
+    const bool tied = llm::is_tied(model->out_head->weight, model->tok_emb->weight);
     fmt::print("Weights: '{}'\nConfig: '{}': {} layers, {} heads, emb_dim {}, context {}, qkv_bias {}\n",
                weights.string(), config.string(), model->config.n_layers, model->config.n_heads,
                model->config.emb_dim, model->config.context_length, model->config.qkv_bias ? "true" : "false");

@@ -97,7 +97,7 @@ void print_weights(Run& run) {
     return;
   }
   fmt::print("Weights: {}\n", llm::model_source(run.args));
-  if (torch::equal(run.decoder.out_head->weight, run.decoder.tok_emb->weight)) fmt::print("Model uses weight tying.\n");
+  if (llm::is_tied(run.decoder.out_head->weight, run.decoder.tok_emb->weight)) fmt::print("Model uses weight tying.\n");
   fmt::print("\n");
 }
 
@@ -180,12 +180,12 @@ llm::SamplingOptions sampling_of(const cxxopts::ParseResult& args) {
 
 void run_cells(const Notebook& notebook, const cxxopts::ParseResult& args) {
   const auto sampling = sampling_of(args);  // flags first, then the data
-  auto tokenizer = args.count("model-dir") != 0 ? llm::tokenizer_from_flags(args) : llm::tokenizer_named(notebook.tokenizer);
-  auto model = llm::trained_model_from_flags(args);
+  auto trained = llm::trained_model_from_flags(args, [&] { return llm::tokenizer_named(notebook.tokenizer); });
+  auto& model = trained.model;
   auto& decoder = rope_decoder(model, notebook);
-  const auto ids = llm::encode_chat(tokenizer, notebook.chat, {{"user", args["prompt"].as<std::string>()}},
+  const auto ids = llm::encode_chat(trained.tokenizer, notebook.chat, {{"user", args["prompt"].as<std::string>()}},
                                     notebook.chat_options);
-  Run run{notebook, args, model, decoder, std::move(tokenizer), torch::tensor(ids).unsqueeze(0).to(model->device()),
+  Run run{notebook, args, model, decoder, std::move(trained.tokenizer), torch::tensor(ids).unsqueeze(0).to(model->device()),
           sampling, llm::model_header("notebook", llm::cli::seed(args), *model)};
   const int64_t largest = run.prompt.max().item<int64_t>(), vocab_size = model->shape().vocab_size;
   if (largest >= vocab_size) {

@@ -98,8 +98,9 @@ int main(int argc, char** argv) {
     const auto style = prompt_style(args);
     auto test = llm::split_instruction_data(llm::read_instruction_data(args["data"].as<std::string>())).test;
     if (test.empty()) throw llm::Error(fmt::format("'{}': no test entries", args["data"].as<std::string>()));
-    const auto tokenizer = llm::tokenizer_from_flags(args);
-    auto model = llm::trained_model_from_flags(args);
+    auto trained = llm::trained_model_from_flags(args);
+    auto& model = trained.model;
+    const auto& tokenizer = trained.tokenizer;
     model->eval();
     fmt::print("Weights: {}\n", llm::model_source(args));
 

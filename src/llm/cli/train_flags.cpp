@@ -214,32 +214,22 @@ void check_model_source_flags(const cxxopts::ParseResult& args) {
 
 }  // namespace
 
-LanguageModel trained_model_from_flags(const cxxopts::ParseResult& args) {
+TrainedModel trained_model_from_flags(const cxxopts::ParseResult& args,
+                                      const std::function<BpeTokenizer()>& default_tokenizer) {
   check_model_source_flags(args);
-  const bool folder = args.count("model-dir") != 0;
-  if (args.count("checkpoint") == 0 && !folder) return model_from_flags(args);
-  if (folder) {
-    auto model = HfModelFolder(args["model-dir"].as<std::string>()).load_model();
+  if (args.count("model-dir") != 0) {
+    const HfModelFolder folder(args["model-dir"].as<std::string>());
+    auto tokenizer = folder.tokenizer();  // the small file first: its errors come before the weights' read
+    auto model = folder.load_model();
     model->to(cli::device(args));
-    return model;
+    return {model, std::move(tokenizer), folder.bos_id()};
   }
+  auto tokenizer = default_tokenizer();
+  if (args.count("checkpoint") == 0) return {model_from_flags(args), std::move(tokenizer), std::nullopt};
   const auto path = args["checkpoint"].as<std::string>();
   auto model = checkpoint_model(load_checkpoint(path), path);
   model->to(cli::device(args));
-  return model;
-}
-
-BpeTokenizer tokenizer_from_flags(const cxxopts::ParseResult& args) {
-  check_model_source_flags(args);
-  if (args.count("model-dir") == 0) return BpeTokenizer::gpt2();
-  return HfModelFolder(args["model-dir"].as<std::string>()).tokenizer();
-}
-
-int64_t bos_id_from_flags(const cxxopts::ParseResult& args) {
-  const auto dir = args["model-dir"].as<std::string>();
-  const auto bos = HfModelFolder(dir).bos_id();
-  if (!bos) throw Error(fmt::format("folder '{}': config.json has no bos_token_id", dir));
-  return *bos;
+  return {model, std::move(tokenizer), std::nullopt};
 }
 
 std::string model_source(const cxxopts::ParseResult& args) {

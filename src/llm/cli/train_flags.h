@@ -2,6 +2,7 @@
 
 #include <cxxopts.hpp>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -54,16 +55,21 @@ PromptStyle prompt_style_flag(const cxxopts::ParseResult& args);
 /// --load-state-dict, ...).
 void add_trained_model_flags(cxxopts::Options& options, const std::string& default_config = "gpt2-small.json");
 
-/// The model of --checkpoint (its config and weights), or of --model-dir (a Hugging
-/// Face folder: HfModelFolder), else that of the model flags (an untrained one unless
-/// --load-state-dict is given).
-LanguageModel trained_model_from_flags(const cxxopts::ParseResult& args);
+/// A model to run and the tokenizer of its text.
+struct TrainedModel {
+  LanguageModel model;
+  BpeTokenizer tokenizer;
+  /// --model-dir's config.json bos_token_id, when it names one.
+  std::optional<int64_t> bos_id;
+};
 
-/// The tokenizer of that model: --model-dir's own, else GPT-2's.
-BpeTokenizer tokenizer_from_flags(const cxxopts::ParseResult& args);
-
-/// --model-dir's BOS token (config.json's bos_token_id); an llm::Error when it has none.
-int64_t bos_id_from_flags(const cxxopts::ParseResult& args);
+/// The model the flags name, on --device: --checkpoint's (its config and weights),
+/// --model-dir's (a Hugging Face folder, read once: config.json, then tokenizer.json,
+/// then the weights) or the model flags' (an untrained model unless --load-state-dict
+/// is given). The tokenizer is the folder's, else `default_tokenizer`'s: GPT-2's, or
+/// the one a step's lesson uses.
+TrainedModel trained_model_from_flags(const cxxopts::ParseResult& args,
+                                      const std::function<BpeTokenizer()>& default_tokenizer = BpeTokenizer::gpt2);
 
 /// Where that model's weights come from, for the output: "the checkpoint 'X'", "the
 /// Hugging Face folder 'X'", "the state dict 'X'", or "none: an untrained model,

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "llm/io/safetensors.h"
 #include "llm/io/torch_pickle.h"
 #include "llm/util/error.h"
@@ -25,6 +27,10 @@ NamedTensors load_tensors(const std::filesystem::path& path) {
   // torch::pickle_load cannot read torch.save(model.state_dict()) (an OrderedDict),
   // so the archive is read by the project's own reader of that format.
   return read_torch_archive(read_file(path), path.string());
+}
+
+bool has_tensor(const NamedTensors& tensors, std::string_view name) {
+  return std::any_of(tensors.begin(), tensors.end(), [&](const auto& entry) { return entry.first == name; });
 }
 
 const torch::Tensor& find_tensor(const NamedTensors& tensors, const std::string& name, const std::string& what) {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,6 +21,9 @@ void save_tensors(const std::filesystem::path& path, const NamedTensors& tensors
 /// file (told apart by their first bytes). A file that is neither, or a value that
 /// is not a tensor, is an llm::Error naming it.
 NamedTensors load_tensors(const std::filesystem::path& path);
+
+/// Whether an entry is called `name`.
+bool has_tensor(const NamedTensors& tensors, std::string_view name);
 
 /// The tensor called `name`, or an llm::Error naming `what` and the missing key.
 const torch::Tensor& find_tensor(const NamedTensors& tensors, const std::string& name, const std::string& what);

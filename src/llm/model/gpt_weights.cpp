@@ -24,10 +24,6 @@ bool is_mask(const std::string& name) {
   return name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-bool has_key(const NamedTensors& tensors, const std::string& name) {
-  return std::any_of(tensors.begin(), tensors.end(), [&](const auto& e) { return e.first == name; });
-}
-
 std::string describe(const GPTConfig& c) {
   return fmt::format("the config's vocab_size {}, context_length {}, emb_dim {}, n_heads {}, n_layers {}, qkv_bias {}",
                      c.vocab_size, c.context_length, c.emb_dim, c.n_heads, c.n_layers, c.qkv_bias);
@@ -47,7 +43,7 @@ class HfReader {
  public:
   HfReader(const NamedTensors& file, const GPTConfig& config, const std::string& source)
       : config_(config), source_(source) {
-    const bool prefixed = has_key(file, "transformer.wte.weight");
+    const bool prefixed = has_tensor(file, "transformer.wte.weight");
     for (const auto& [name, tensor] : file) {
       const std::string prefix = "transformer.";
       const auto key = prefixed && starts_with(name, prefix) ? name.substr(prefix.size()) : name;
@@ -139,7 +135,7 @@ void load_gpt_weights(GPTModelImpl& model, const NamedTensors& file, const std::
   const auto& config = model.config;
   NamedTensors weights;
   std::string what = source;
-  if (has_key(file, "wte.weight") || has_key(file, "transformer.wte.weight")) {
+  if (has_tensor(file, "wte.weight") || has_tensor(file, "transformer.wte.weight")) {
     weights = from_hf_gpt2(file, config, source);
   } else {
     weights = with_prefix_removed(file, "model_state_dict/");  // lesson 5.4's wrapper
@@ -150,7 +146,7 @@ void load_gpt_weights(GPTModelImpl& model, const NamedTensors& file, const std::
     }
   }
   for (const auto& [name, buffer] : state_dict(model)) {
-    if (!has_key(weights, name) && is_mask(name)) weights.emplace_back(name, buffer);  // rebuilt: the model's own mask
+    if (!has_tensor(weights, name) && is_mask(name)) weights.emplace_back(name, buffer);  // rebuilt: the model's own mask
   }
   try {
     load_state_dict(model, weights, what);
@@ -193,13 +189,13 @@ NamedTensors to_hf_gpt2(const GPTModelImpl& model) {
                 {h + "mlp.c_proj.bias", get(ours + "ff.layers.2.bias")}});
   }
   out.insert(out.end(), {{"ln_f.weight", get("final_norm.scale")}, {"ln_f.bias", get("final_norm.shift")}});
-  if (!torch::equal(get("out_head.weight"), get("tok_emb.weight"))) out.emplace_back("lm_head.weight", get("out_head.weight"));
+  if (!is_tied(get("out_head.weight"), get("tok_emb.weight"))) out.emplace_back("lm_head.weight", get("out_head.weight"));
   return out;
 }
 
 nlohmann::json hf_gpt2_config(const GPTModelImpl& model) {
   const auto& c = model.config;
-  const bool tied = torch::equal(model.out_head->weight, model.tok_emb->weight);
+  const bool tied = is_tied(model.out_head->weight, model.tok_emb->weight);
   return {{"architectures", {"GPT2LMHeadModel"}},
           {"model_type", "gpt2"},
           {"vocab_size", c.vocab_size},

@@ -119,10 +119,10 @@ NamedTensors HfModelFolder::weights() const {
                      ? load_safetensors(single)
                      : sharded_weights(dir_);
   constexpr std::string_view kHead = "lm_head.weight";
-  const auto head = std::find_if(tensors.begin(), tensors.end(), [&](const auto& t) { return t.first == kHead; });
-  if (config_.tie_word_embeddings && head != tensors.end()) {
-    tensors.erase(head);  // transformers ties it to the embeddings, whatever the file holds
-  } else if (!config_.tie_word_embeddings && head == tensors.end()) {
+  if (config_.tie_word_embeddings) {  // transformers ties it to the embeddings, whatever the file holds
+    tensors.erase(std::remove_if(tensors.begin(), tensors.end(), [&](const auto& t) { return t.first == kHead; }),
+                  tensors.end());
+  } else if (!has_tensor(tensors, kHead)) {
     throw Error(fmt::format("folder '{}': config.json has tie_word_embeddings false, but the weights lack {}",
                             dir_.string(), kHead));
   }

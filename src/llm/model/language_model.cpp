@@ -8,6 +8,10 @@
 
 namespace llm {
 
+bool is_tied(const torch::Tensor& head_weight, const torch::Tensor& embedding_weight) {
+  return head_weight.sizes() == embedding_weight.sizes() && torch::equal(head_weight, embedding_weight);
+}
+
 void check_token_ids(const torch::Tensor& ids, const ModelShape& shape, std::string_view model) {
   if (ids.dim() != 2 || ids.scalar_type() != torch::kLong) {
     throw Error(fmt::format("{}: token ids must be a 2-D int64 tensor [batch, tokens], got {}-D {}", model, ids.dim(),

@@ -122,6 +122,10 @@ torch::Tensor record_attention_weights(LanguageModelImpl& model, std::vector<Att
   return torch::stack(weights);  // [n_layers, n_heads, t, t]
 }
 
+/// Whether an output head's weight is the token embeddings' (weight tying: GPT-2's, and
+/// config.json's tie_word_embeddings): the same shape and the same values.
+bool is_tied(const torch::Tensor& head_weight, const torch::Tensor& embedding_weight);
+
 /// Throws llm::Error, naming `model`, unless `ids` is a 2-D int64 tensor [batch, tokens]
 /// of 1..context_length tokens, each in 0..vocab_size-1.
 void check_token_ids(const torch::Tensor& ids, const ModelShape& shape, std::string_view model);

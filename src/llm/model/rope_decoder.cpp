@@ -231,11 +231,6 @@ void RopeDecoderImpl::load_weights(const NamedTensors& file, const std::string& 
 
 namespace {
 
-bool head_is_embedding(const RopeDecoderImpl& model) {
-  return model.out_head->weight.sizes() == model.tok_emb->weight.sizes() &&
-         torch::equal(model.out_head->weight, model.tok_emb->weight);
-}
-
 std::string dtype_name(torch::Dtype dtype) {
   return dtype == torch::kBFloat16 ? "bfloat16" : dtype == torch::kHalf ? "float16" : "float32";
 }
@@ -243,7 +238,7 @@ std::string dtype_name(torch::Dtype dtype) {
 }  // namespace
 
 NamedTensors RopeDecoderImpl::hf_weights() const {
-  const bool tied = head_is_embedding(*this);
+  const bool tied = is_tied(out_head->weight, tok_emb->weight);
   NamedTensors out;
   for (const auto& [key, tensor] : state_dict(*this)) {
     if (tied && key == "out_head.weight") continue;
@@ -265,7 +260,7 @@ nlohmann::json RopeDecoderImpl::hf_config_common(std::string_view architecture, 
           {"head_dim", spec_.ropes.front().cos.size(1)},
           {"attention_bias", false},
           {"rms_norm_eps", spec_.final_norm.eps},
-          {"tie_word_embeddings", head_is_embedding(*this)},
+          {"tie_word_embeddings", is_tied(out_head->weight, tok_emb->weight)},
           {"torch_dtype", dtype_name(spec_.dtype)}};
 }
 

@@ -124,7 +124,13 @@ TEST_CASE("the notebooks' parameter counts, from the configs' sizes") {
   const auto qwen3 = llm::Qwen3ModelImpl::config_from_json(settings("qwen3-0.6b"), "qwen3-0.6b");
   CHECK(qwen3.parameters() == 751'632'384.0);
   CHECK(qwen3.parameters() - static_cast<double>(qwen3.vocab_size * qwen3.emb_dim) == 596'049'920.0);
-  CHECK(llm::Qwen3ModelImpl::config_from_json(settings("qwen3-30b-a3b"), "x").parameters() == 30'532'122'624.0);
+  const auto moe = llm::Qwen3ModelImpl::config_from_json(settings("qwen3-30b-a3b"), "x");
+  CHECK(moe.parameters() == 30'532'122'624.0);
+  CHECK(moe.parameters() - static_cast<double>(moe.vocab_size * moe.emb_dim) == 30'220'957'696.0);
+  // standalone-qwen3-moe's calc_model_memory_size: parameters, gradients and the cos
+  // and sin tables, 227.73 GB in float32 and 113.87 GB in bfloat16.
+  const double moe_elements = 2 * moe.parameters() + 2.0 * static_cast<double>(moe.context_length * moe.head_dim);
+  CHECK(fmt::format("{:.2f} {:.2f}", moe_elements * 4 / (1 << 30), moe_elements * 2 / (1 << 30)) == "227.73 113.87");
   const auto gemma3 = llm::Gemma3ModelImpl::config_from_json(settings("gemma3-270m"), "gemma3-270m");
   CHECK(gemma3.parameters() == 435'870'336.0);
   CHECK(gemma3.parameters() - static_cast<double>(gemma3.vocab_size * gemma3.emb_dim) == 268'098'176.0);

@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
   using lesson::Cell;
   return lesson::run_notebook(
       argc, argv,
-      {"ch05-07-llama32", "Llama 3.2 from scratch (the course's standalone-llama32 notebook)", "llama32-1b.json",
-       "llama3", llm::ChatFormat::kLlama3, llm::ChatOptions{}, "What do llamas eat?", 150,
-       /*stops_at_turn_end=*/false, {Cell::kMemory, Cell::kParameters, Cell::kWeights, Cell::kTimed}});
+      {{"ch05-07-llama32", "Llama 3.2 from scratch (the course's standalone-llama32 notebook)", "", "",
+        "llama32-1b.json", "llama3", llm::ChatFormat::kLlama3, llm::ChatOptions{}, "What do llamas eat?", 150,
+        /*stops_at_turn_end=*/false, {Cell::kMemory, Cell::kParameters, Cell::kWeights, Cell::kTimed}}});
 }

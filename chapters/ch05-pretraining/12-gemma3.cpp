@@ -8,8 +8,9 @@ int main(int argc, char** argv) {
   using lesson::Cell;
   return lesson::run_notebook(
       argc, argv,
-      {"ch05-12-gemma3", "Gemma 3 from scratch (the course's standalone-gemma3 notebook)", "gemma3-270m.json", "gemma3",
-       llm::ChatFormat::kGemma3, llm::ChatOptions{}, "Give me a short introduction to large language models.", 500,
-       /*stops_at_turn_end=*/true,
-       {Cell::kModel, Cell::kLogits, Cell::kParameters, Cell::kMemory, Cell::kWeights, Cell::kPrompt, Cell::kStream}});
+      {{"ch05-12-gemma3", "Gemma 3 from scratch (the course's standalone-gemma3 notebook)", "", "",
+        "gemma3-270m.json", "gemma3", llm::ChatFormat::kGemma3, llm::ChatOptions{},
+        "Give me a short introduction to large language models.", 500, /*stops_at_turn_end=*/true,
+        {Cell::kModel, Cell::kLogits, Cell::kParameters, Cell::kMemory, Cell::kWeights, Cell::kPrompt,
+         Cell::kStream}}});
 }

@@ -185,8 +185,9 @@ void run_cells(const Notebook& notebook, const cxxopts::ParseResult& args) {
   auto& decoder = rope_decoder(model, notebook);
   const auto ids = llm::encode_chat(trained.tokenizer, notebook.chat, {{"user", args["prompt"].as<std::string>()}},
                                     notebook.chat_options);
-  Run run{notebook, args, model, decoder, std::move(trained.tokenizer), torch::tensor(ids).unsqueeze(0).to(model->device()),
-          sampling, llm::model_header("notebook", llm::cli::seed(args), *model)};
+  const auto prompt = torch::tensor(ids).unsqueeze(0).to(model->device());  // [1, n]
+  Run run{notebook, args, model, decoder, std::move(trained.tokenizer), prompt, sampling,
+          llm::model_header("notebook", llm::cli::seed(args), *model)};
   const int64_t largest = run.prompt.max().item<int64_t>(), vocab_size = model->shape().vocab_size;
   if (largest >= vocab_size) {
     throw llm::Error(fmt::format("the prompt has token id {}; the model's vocabulary has {} tokens (its config's "
@@ -207,14 +208,37 @@ void run_cells(const Notebook& notebook, const cxxopts::ParseResult& args) {
   llm::save_weights_flags(args, *model);
 }
 
+// The notebook whose flag is given, else the first: a parse of just the variants'
+// flags, before the step's options (whose defaults are that notebook's) are built. A
+// malformed command line is left to the full parse, which reports it.
+const Notebook& picked(int argc, char** argv, const std::vector<Notebook>& notebooks) {
+  cxxopts::Options variants(notebooks.front().program);
+  variants.allow_unrecognised_options();
+  for (const auto& notebook : notebooks) {
+    if (!notebook.flag.empty()) variants.add_options()(notebook.flag, notebook.flag_help);
+  }
+  try {
+    const auto args = variants.parse(argc, argv);
+    for (const auto& notebook : notebooks) {
+      if (!notebook.flag.empty() && args.count(notebook.flag) != 0) return notebook;
+    }
+  } catch (const cxxopts::exceptions::exception&) {
+  }
+  return notebooks.front();
+}
+
 }  // namespace
 
-int run_notebook(int argc, char** argv, const Notebook& notebook) {
+int run_notebook(int argc, char** argv, const std::vector<Notebook>& notebooks) {
+  const auto& notebook = picked(argc, argv, notebooks);
   auto options = llm::cli::options(notebook.program, notebook.description);
   llm::add_trained_model_flags(options, notebook.config);
   llm::add_sampling_flags(options, notebook.prompt, notebook.max_new_tokens);
   options.add_options("Sampling")(
       "kv-cache", "Generate with a KV cache, as the notebook's -plus-kvcache twin does (the same tokens, faster)");
+  for (const auto& variant : notebooks) {
+    if (!variant.flag.empty()) options.add_options("Model")(variant.flag, variant.flag_help);
+  }
   return llm::cli::run(options, argc, argv, [&](const cxxopts::ParseResult& args) { run_cells(notebook, args); });
 }
 

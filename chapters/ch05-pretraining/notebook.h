@@ -26,6 +26,10 @@ enum class Cell {
 struct Notebook {
   std::string program;
   std::string description;
+  /// The flag that picks this notebook among a step's variants ("moe"), and what it
+  /// says in --help; empty for the step's first notebook.
+  std::string flag;
+  std::string flag_help;
   std::string config;     // configs/<config>: the notebook's config dict
   std::string tokenizer;  // tokenizer_named(): the model's tokenizer.json
   llm::ChatFormat chat;
@@ -38,10 +42,12 @@ struct Notebook {
   std::vector<Cell> cells;
 };
 
-/// The step: flags (the model flags, --model-dir, sampling and --kv-cache), then the
-/// notebook's cells. Without weights (--model-dir, --checkpoint or --load-state-dict)
-/// the model is the notebook's, seeded and random, which it says; it then generates
-/// only a few tokens unless --max-new-tokens asks for more. Returns the exit code.
-int run_notebook(int argc, char** argv, const Notebook& notebook);
+/// The step: flags (the model flags, --model-dir, sampling, --kv-cache, and each
+/// variant's flag), then the cells of the notebook the flags pick: the first of
+/// `notebooks` unless another's flag is given, whose defaults then apply. Without
+/// weights (--model-dir, --checkpoint or --load-state-dict) the model is the notebook's,
+/// seeded and random, which it says; it then generates only a few tokens unless
+/// --max-new-tokens asks for more. Returns the exit code.
+int run_notebook(int argc, char** argv, const std::vector<Notebook>& notebooks);
 
 }  // namespace lesson

@@ -273,6 +273,14 @@ foreach(step llama32 qwen3 gemma3)
   llm_compare_test(${exe} ${exe} --config ${NOTEBOOKS}/${step}.json --max-new-tokens 24)
   llm_compare_test(${exe}-kv-cache ${exe} --config ${NOTEBOOKS}/${step}.json --max-new-tokens 24 --kv-cache)
 endforeach()
+# standalone-qwen3-moe (--moe) on a small mixture of experts; its 30B-A3B default needs
+# about 61 GB, which the one-line refusal below names.
+llm_compare_test(ch05-11-qwen3-moe ch05-11-qwen3 --moe --config ${NOTEBOOKS}/qwen3-moe.json --max-new-tokens 24)
+llm_compare_test(ch05-11-qwen3-moe-kv-cache ch05-11-qwen3 --moe --config ${NOTEBOOKS}/qwen3-moe.json
+                 --max-new-tokens 24 --kv-cache)
+llm_cli_test(ch05-11:moe-prompt 0 "Implement a binary search function in Python<.im_end.>"
+             NEEDS tokenizers/qwen3/tokenizer.json COMMAND ch05-11-qwen3 --moe --config ${NOTEBOOKS}/qwen3-moe.json
+             --max-new-tokens 1)
 llm_cli_test(ch05-11:model-as-pytorch-prints-it 0 "\\(0-1\\): 2 x TransformerBlock\\(\n      \\(att\\): GroupedQueryAttention\\("
              NEEDS tokenizers/qwen3/tokenizer.json COMMAND ch05-11-qwen3 --config ${NOTEBOOKS}/qwen3.json)
 llm_cli_test(ch05-07:the-notebooks-generate 0 "^Time: [0-9.]+ sec$"

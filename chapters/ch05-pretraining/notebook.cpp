@@ -9,6 +9,7 @@
 #include "llm/cli/model_flags.h"
 #include "llm/cli/train_flags.h"
 #include "llm/io/tensor_archive.h"
+#include "llm/model/generate.h"
 #include "llm/model/rope_decoder.h"
 #include "llm/nn/module_repr.h"
 #include "llm/reference/recording.h"
@@ -101,14 +102,8 @@ void print_weights(Run& run) {
   fmt::print("\n");
 }
 
-// The tokenizer's text of a row of ids [n].
-std::string decoded(const llm::BpeTokenizer& tokenizer, const torch::Tensor& row) {
-  const auto ids = row.to(torch::kCPU, torch::kLong).contiguous();
-  return tokenizer.decode(std::vector<int64_t>(ids.data_ptr<int64_t>(), ids.data_ptr<int64_t>() + ids.numel()));
-}
-
 void print_prompt(Run& run) {
-  fmt::print("{}\n\n", llm::python_repr(decoded(run.tokenizer, run.prompt[0])));
+  fmt::print("{}\n\n", llm::python_repr(llm::token_ids_to_text(run.tokenizer, run.prompt)));
 }
 
 // The new ids of a generation, timed.
@@ -128,7 +123,7 @@ Generated generate(Run& run) {
 }
 
 std::string new_text(const Run& run, const Generated& generated) {
-  return decoded(run.tokenizer, generated.ids[0].slice(0, run.prompt.size(1)));
+  return llm::token_ids_to_text(run.tokenizer, generated.ids.slice(1, run.prompt.size(1)));
 }
 
 // Python's str.strip(): the notebook's clean_text strips the answer.

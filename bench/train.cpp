@@ -1,13 +1,13 @@
 // Training throughput: tokens/s of forward + backward + AdamW step on random batches,
-// and the float32 matrix-multiply peak of this machine. JSON lines for
-// scripts/bench/train.sh.
+// for a model config of any family, and the float32 matrix-multiply peak of this
+// machine. JSON lines for scripts/bench/train.sh, with the process's peak resident memory.
 #include <fmt/format.h>
 
-#include "llm/model/gpt_config.h"
-#include "llm/model/gpt_model.h"
+#include "llm/model/model_config.h"
 #include "llm/train/adamw.h"
 #include "llm/train/loss.h"
 #include "llm/cli/cli.h"
+#include "llm/util/memory.h"
 #include "llm/util/show.h"
 #include "profile.h"
 #include "timing.h"
@@ -17,14 +17,14 @@ using llm::bench::best_seconds;
 namespace {
 
 /// Seconds of each phase of one training step.
-void print_phases(llm::GPTModel& model, torch::optim::Optimizer& optimizer, const std::function<void()>& zero_grad,
+void print_phases(llm::LanguageModelImpl& model, torch::optim::Optimizer& optimizer, const std::function<void()>& zero_grad,
                   const llm::Batch& batch) {
   using clock = std::chrono::steady_clock;
   const auto seconds = [](clock::time_point a, clock::time_point b) { return std::chrono::duration<double>(b - a).count(); };
   const auto t0 = clock::now();
   zero_grad();
   const auto t1 = clock::now();
-  auto loss = llm::calc_loss_batch(*model, batch);
+  auto loss = llm::calc_loss_batch(model, batch);
   const auto t2 = clock::now();
   loss.backward();
   const auto t3 = clock::now();
@@ -65,9 +65,11 @@ int main(int argc, char** argv) {
                  torch::get_num_threads());
       return;
     }
-    auto config = llm::load_gpt_config(args["config"].as<std::string>());
-    if (args["context"].as<int64_t>() > 0) config.context_length = args["context"].as<int64_t>();
-    llm::GPTModel model(config);
+    auto settings = llm::ModelConfig::load(args["config"].as<std::string>()).settings();
+    if (args["context"].as<int64_t>() > 0) settings["context_length"] = args["context"].as<int64_t>();
+    const auto config = llm::ModelConfig::from_json(settings, args["config"].as<std::string>());
+    torch::manual_seed(123);
+    auto model = config.make();
     model->to(device);
     // The trainer's step: gradients reset to none, then the one-pass AdamW.
     const bool libtorch_step = args.count("libtorch-step") > 0;
@@ -76,9 +78,10 @@ int main(int argc, char** argv) {
         libtorch_step ? std::make_unique<torch::optim::AdamW>(model->parameters(), adamw)
                       : std::make_unique<llm::AdamW>(model->parameters(), adamw);
     const auto zero_grad = [&] { libtorch_step ? optimizer->zero_grad() : model->zero_grad(/*set_to_none=*/true); };
-    const int64_t b = args["batch"].as<int64_t>(), t = config.context_length;
-    const llm::Batch batch{torch::randint(0, config.vocab_size, {b, t}, torch::kLong),
-                           torch::randint(0, config.vocab_size, {b, t}, torch::kLong)};
+    const auto& shape = config.shape();
+    const int64_t b = args["batch"].as<int64_t>(), t = shape.context_length;
+    const llm::Batch batch{torch::randint(0, shape.vocab_size, {b, t}, torch::kLong),
+                           torch::randint(0, shape.vocab_size, {b, t}, torch::kLong)};
     const auto step = [&] {
       zero_grad();
       llm::calc_loss_batch(*model, batch).backward();
@@ -87,14 +90,18 @@ int main(int argc, char** argv) {
     };
     if (args.count("profile")) {
       step();
-      print_phases(model, *optimizer, zero_grad, batch);
+      print_phases(*model, *optimizer, zero_grad, batch);
       print_profile(llm::bench::profile_ops(step, args.count("by-shape") > 0), 25);
       return;
     }
     const double s = best_seconds(iters, step);
-    const int64_t embedding = model->tok_emb->weight.numel() + model->pos_emb->weight.numel();
+    int64_t embedding = 0;  // looked up, not multiplied: the token (and GPT's position) embeddings
+    for (const auto& item : model->named_parameters()) {
+      if (item.key() == "tok_emb.weight" || item.key() == "pos_emb.weight") embedding += item.value().numel();
+    }
     fmt::print(R"json({{"tokens_per_second": {:.1f}, "seconds_per_step": {:.4f}, "parameters": {}, )json"
-               R"json("embedding_parameters": {}, "threads": {}}})json" "\n",
-               static_cast<double>(b * t) / s, s, llm::parameter_count(*model), embedding, torch::get_num_threads());
+               R"json("embedding_parameters": {}, "threads": {}, "peak_rss": {}}})json" "\n",
+               static_cast<double>(b * t) / s, s, llm::parameter_count(*model), embedding, torch::get_num_threads(),
+               llm::peak_resident_memory());
   });
 }

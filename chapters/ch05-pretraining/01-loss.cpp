@@ -13,10 +13,9 @@
 #include "llm/train/loss.h"
 #include "llm/train/pretrain_task.h"
 #include "llm/cli/cli.h"
-#include "llm/util/files.h"
 #include "llm/util/show.h"
-#include "llm/util/utf8.h"
 #include "llm/reference/recording.h"
+#include "text_losses.h"
 
 namespace {
 
@@ -61,38 +60,6 @@ ExampleLoss example_loss(const cxxopts::ParseResult& args, llm::LanguageModelImp
   return example;
 }
 
-// 5.1.3: the whole text, split 90/10, in non-overlapping windows of `max_length`
-// tokens; the loaders' batches, then the model's loss on each part.
-std::pair<double, double> text_losses(const std::string& data, llm::LanguageModelImpl& model,
-                                      const llm::BpeTokenizer& tokenizer, int64_t max_length, torch::Device device) {
-  llm::TrainConfig run;
-  run.data = data;
-  const auto text_data = llm::read_text_file(llm::data_path(run));
-  const int64_t total_characters = llm::utf8_length(text_data);
-  fmt::print("{}\n", text_data.substr(0, llm::utf8_offset(text_data, 99)));  // the first 99 characters
-  fmt::print("{}\n", text_data.substr(llm::utf8_offset(text_data, std::max<int64_t>(0, total_characters - 99))));
-  fmt::print("Characters: {}\nTokens: {}\n", total_characters, tokenizer.encode(text_data).size());
-  const auto split = llm::split_train_val(text_data, tokenizer, run, max_length, run.data).split;
-  const llm::DataLoader train_loader(split.train, llm::DataLoaderOptions(run.batch_size));
-  const llm::DataLoader val_loader(split.val, llm::DataLoaderOptions(run.batch_size).shuffle(false).drop_last(false));
-  int64_t train_tokens = 0, val_tokens = 0;
-  fmt::print("Train loader:\n");
-  for (const auto& batch : train_loader) fmt::print("{} {}\n", llm::torch_size(batch.inputs), llm::torch_size(batch.targets));
-  fmt::print("\nValidation loader:\n");
-  for (const auto& batch : val_loader) fmt::print("{} {}\n", llm::torch_size(batch.inputs), llm::torch_size(batch.targets));
-  for (const auto& batch : train_loader) train_tokens += batch.inputs.numel();
-  for (const auto& batch : val_loader) val_tokens += batch.inputs.numel();
-  fmt::print("Training tokens: {}\nValidation tokens: {}\nAll tokens: {}\n", train_tokens, val_tokens,
-             train_tokens + val_tokens);
-
-  fmt::print("Using {} device.\n", device.str());
-  torch::manual_seed(123);  // as the lesson, for the shuffled order of the training batches
-  const double train_loss = llm::calc_loss_loader(model, train_loader);
-  const double val_loss = llm::calc_loss_loader(model, val_loader);
-  fmt::print("Training loss: {}\nValidation loss: {}\n", train_loss, val_loss);
-  return {train_loss, val_loss};
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,8 +92,10 @@ int main(int argc, char** argv) {
     torch::NoGradGuard no_grad;
     const auto example = example_loss(args, *model, tokenizer, device);
     const auto data = args["data"].as<std::string>();
+    llm::TrainConfig run;  // the lesson's split and batch size
+    run.data = data;
     const auto [train_loss, val_loss] =
-        text_losses(data, *model, tokenizer, max_length > 0 ? max_length : context_length, device);
+        lesson::print_text_losses(run, *model, tokenizer, max_length > 0 ? max_length : context_length, device);
 
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("loss", llm::cli::seed(args), *model);

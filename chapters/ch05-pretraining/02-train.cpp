@@ -55,13 +55,7 @@ void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
     llm::save_tensors(args["save-state-dict"].as<std::string>(), llm::state_dict(*trainer.model()));
   }
   if (args.count("save-safetensors") != 0) llm::save_hugging_face(args["save-safetensors"].as<std::string>(), *trainer.model());
-  if (trainer.folder().writes()) {
-    fmt::print("Checkpoint: {}\nMetrics: {}\n", trainer.checkpoint_path().string(), trainer.metrics_path().string());
-    if (!trainer.progress().history.empty()) {
-      llm::draw_plot(args, "plot_losses.py", {trainer.metrics_path().string()},
-                     (trainer.folder().path() / "losses.png").string());
-    }
-  }
+  llm::report_run_folder(args, trainer);
 }
 
 }  // namespace

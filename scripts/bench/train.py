@@ -1,15 +1,20 @@
-"""The PyTorch side of scripts/bench/train.sh: the reference GPT's training step
+"""The PyTorch side of scripts/bench/train.sh: the reference model's training step
 (forward, cross-entropy, backward, AdamW step) on random batches, best of N, and the
-float32 matmul peak. One JSON line, as bench/train.cpp prints it."""
+float32 matmul peak. The model is the course's class of the config's family: the
+chapter-4 GPT, or Llama3Model, Qwen3Model and Gemma3Model (llms.py) in the config's
+dtype, as the ch05/14 notebooks train them. One JSON line, as bench/train.cpp prints it,
+with the process's peak resident memory."""
 import argparse
 import json
 import pathlib
+import resource
 import sys
 
 import torch
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "reference"))
 from gpt import GPTModel  # noqa: E402
+from llms import Gemma3Model, Llama3Model, Qwen3Model  # noqa: E402
 from timing import best_seconds  # noqa: E402
 
 
@@ -36,8 +41,11 @@ def main():
     cfg = json.loads(pathlib.Path(args.config).read_text())
     if args.context:
         cfg["context_length"] = args.context
+    family = cfg.pop("family", "gpt2")
+    if family != "gpt2":
+        cfg["dtype"] = getattr(torch, cfg["dtype"])
     torch.manual_seed(123)
-    model = GPTModel(cfg).to(device)
+    model = {"gpt2": GPTModel, "llama3": Llama3Model, "qwen3": Qwen3Model, "gemma3": Gemma3Model}[family](cfg).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.1)
     b, t = args.batch, cfg["context_length"]
     inputs, targets = torch.randint(0, cfg["vocab_size"], (b, t)), torch.randint(0, cfg["vocab_size"], (b, t))
@@ -53,8 +61,10 @@ def main():
     s = best_seconds(args.iters, step)
     print(json.dumps({"tokens_per_second": b * t / s, "seconds_per_step": s,
                       "parameters": sum(p.numel() for p in model.parameters()),
-                      "embedding_parameters": model.tok_emb.weight.numel() + model.pos_emb.weight.numel(),
-                      "threads": torch.get_num_threads()}))
+                      "embedding_parameters": sum(p.numel() for n, p in model.named_parameters()
+                                                  if n in ("tok_emb.weight", "pos_emb.weight")),
+                      "threads": torch.get_num_threads(),
+                      "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ def main():
             best[(case, side)] = dict(record, value=value)
     peak = {side: best[("peak", side)]["value"] for side in ("cpp", "py")}
     print(f"float32 matmul peak: C++ {peak['cpp']:.1f} GFLOP/s, PyTorch {peak['py']:.1f} GFLOP/s")
-    print(f"{'config':<22} {'C++ tok/s':>10} {'PyTorch tok/s':>14} {'C++ / PyTorch':>14} {'C++ MFU':>8} {'PyTorch MFU':>12}")
+    print(f"{'config':<22} {'C++ tok/s':>10} {'PyTorch tok/s':>14} {'C++ / PyTorch':>14} {'C++ MFU':>8} {'PyTorch MFU':>12}"
+          f" {'C++ peak RSS':>13} {'PyTorch peak RSS':>17}")
     for case in dict.fromkeys(c for c, _ in best if c != "peak"):
         config, context = case.split(":")
         cfg = json.loads((root / "configs" / config).read_text())
@@ -29,8 +30,9 @@ def main():
         flops_per_token = 6 * matmul_parameters + 6 * cfg["n_layers"] * t * cfg["emb_dim"]
         mfu = {side: flops_per_token * best[(case, side)]["value"] / (peak[side] * 1e9) for side in ("cpp", "py")}
         label = config.removesuffix(".json") + (f" ctx {t}" if int(context) else "")
+        rss = {side: best[(case, side)].get("peak_rss", 0) / 2**30 for side in ("cpp", "py")}
         print(f"{label:<22} {cpp['value']:>10.1f} {py['value']:>14.1f} {cpp['value'] / py['value']:>13.2f}x "
-              f"{mfu['cpp']:>7.1%} {mfu['py']:>11.1%}")
+              f"{mfu['cpp']:>7.1%} {mfu['py']:>11.1%} {rss['cpp']:>10.2f} GB {rss['py']:>14.2f} GB")
 
 
 if __name__ == "__main__":

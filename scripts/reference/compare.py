@@ -22,6 +22,7 @@ import attention
 import ch02_data_loader
 import ch02_simple_tokenizer as simple
 import ch05_notebooks
+import ch05_other_llms
 import ch05_train
 import ch06_classification as ch06
 import ch07_instruction as ch07
@@ -493,7 +494,8 @@ def main():
         name = bytes(saved["kind"].tolist()).decode()
         rebuild = (attention_run if name in attention.KINDS else train_run if name == "train"
                    else classify_run if name == "classify" else instruct_run if name == "instruct"
-                   else ch05_notebooks.rerun if name == "notebook" else model_run)
+                   else ch05_notebooks.rerun if name == "notebook"
+                   else ch05_other_llms.rerun if name == "other-llms" else model_run)
     else:
         keys = set(saved) - {"seed"}
         name = args.step or next((n for n, (k, _) in STEPS.items() if k == keys or

@@ -5,7 +5,7 @@
 //   (cd scripts && npm install) && node scripts/reference/tokenizer_json_golden.mjs
 //
 // Reads data/tokenizers/NAME/ (scripts/fetch-data.sh) and writes
-// tests/golden/tokenizer-json.json: per tokenizer the ids of hard strings, of seeded
+// tests/golden/tokenizer-json.json (and verdict-split-ids.json, below): per tokenizer the ids of hard strings, of seeded
 // random strings and of strings with its special tokens, and for long pieces and
 // whole books (the long pieces' texts once, for all three) the count, first ids and
 // FNV-1a-64 hash of the ids, which the C++ test recomputes.
@@ -134,3 +134,23 @@ for (const name of ["llama3", "qwen3", "gemma3"]) {
 const out = path.join(root, "tests/golden/tokenizer-json.json");
 fs.writeFileSync(out, JSON.stringify(golden, null, 1) + "\n");
 console.log(`wrote ${path.relative(root, out)}`);
+
+// The ch05/14 notebooks' split of the-verdict: text_data[:int(0.9 * len(text_data))]
+// (Python slices code points) and the rest, and their start context "Every effort
+// moves you", encoded by Qwen3's and Llama 3's tokenizers. scripts/reference/ch05_other_llms.py runs the notebooks' loaders on them.
+const verdict = Array.from(fs.readFileSync(path.join(dataDir, "the-verdict.txt"), "utf8"));
+const splitAt = Math.floor(0.9 * verdict.length);
+const parts = { train: verdict.slice(0, splitAt).join(""), val: verdict.slice(splitAt).join("") };
+const splits = { source: golden.source, file: "the-verdict.txt", train_ratio: 0.9, tokenizers: {} };
+for (const name of ["qwen3", "llama3"]) {
+  const dir = path.join(dataDir, "tokenizers", name);
+  const tokenizer = TokenizerLoader.fromPreTrained({
+    tokenizerJSON: readJson(path.join(dir, "tokenizer.json")),
+    tokenizerConfig: readJson(path.join(dir, "tokenizer_config.json")),
+  });
+  const encode = (text) => tokenizer.encode(text, { add_special_tokens: false });
+  splits.tokenizers[name] = { train: encode(parts.train), val: encode(parts.val), start: encode("Every effort moves you") };
+}
+const splitsOut = path.join(root, "tests/golden/verdict-split-ids.json");
+fs.writeFileSync(splitsOut, JSON.stringify(splits) + "\n");
+console.log(`wrote ${path.relative(root, splitsOut)}`);

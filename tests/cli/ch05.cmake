@@ -292,3 +292,32 @@ llm_cli_test(ch05-11:vocabulary-too-small 1 "the prompt has token id 151645. the
 llm_cli_test(ch05-11:gpt-config-refused 1 "builds Llama 3.2, Qwen3 or Gemma 3 models. the config is of the family 'gpt2'"
              NEEDS tokenizers/qwen3/tokenizer.json COMMAND ch05-11-qwen3 --config ${CFG}/tiny.json)
 llm_cli_test(ch05-12:bad-max-new-tokens 2 "max_new_tokens" COMMAND ch05-12-gemma3 --max-new-tokens -1)
+
+# The ch05/14 notebooks (ch05-14-other-llms): chapter 5's pretraining with Qwen3 and
+# Llama 3.2 on small models of the real vocabularies, at the notebooks' context of 256,
+# against the notebooks' loop on the course's classes: the untrained model's ids, the
+# losses before training and every evaluation's, over a few steps. The run stopped
+# after step 3 and resumed to step 6 must give the uninterrupted run's losses.
+set(QWEN3_NOTEBOOK_TOKENS tokenizers/qwen3/tokenizer.json ${VERDICT})
+set(FEW_STEPS --eval-freq 2 --eval-iter 1 --no-plot)
+llm_compare_test(ch05-14-other-llms-qwen3 ch05-14-other-llms --config ${NOTEBOOKS}/qwen3-train.json --max-steps 4
+                 ${FEW_STEPS} --out-dir ${RUNS}/ch05-14-qwen3 --overwrite)
+llm_compare_test(ch05-14-other-llms-llama32 ch05-14-other-llms --model llama32 --config ${NOTEBOOKS}/llama32-train.json
+                 --max-steps 4 ${FEW_STEPS} --out-dir ${RUNS}/ch05-14-llama32 --overwrite)
+llm_cli_test(ch05-14:stops-after-step-3 0 "^Checkpoint: .*ch05-14-resume/checkpoint.pt$" NEEDS ${QWEN3_NOTEBOOK_TOKENS}
+             COMMAND ch05-14-other-llms --config ${NOTEBOOKS}/qwen3-train.json --max-steps 3 ${FEW_STEPS}
+             --out-dir ${RUNS}/ch05-14-resume --overwrite)
+set_tests_properties(cli:ch05-14:stops-after-step-3 PROPERTIES FIXTURES_SETUP ch05-14-step-3)
+llm_compare_test(ch05-14-resumed ch05-14-other-llms --resume ${RUNS}/ch05-14-resume/checkpoint.pt --max-steps 6)
+set_tests_properties(cli:ch05-14-resumed:compare-with-pytorch PROPERTIES FIXTURES_REQUIRED ch05-14-step-3)
+llm_cli_test(ch05-14:the-notebooks-text-cells 0 "^Tokens: 4943$" NEEDS ${QWEN3_NOTEBOOK_TOKENS}
+             COMMAND ch05-14-other-llms --config ${NOTEBOOKS}/qwen3-train.json --max-steps 1 --no-plot
+             --out-dir ${RUNS}/ch05-14-cells --overwrite)
+llm_cli_test(ch05-14:the-notebooks-loaders 0 "^All tokens: 4608$"
+             NEEDS tokenizers/llama3/tokenizer.json ${VERDICT} COMMAND ch05-14-other-llms --model llama32
+             --config ${NOTEBOOKS}/llama32-train.json --max-steps 1 --no-plot
+             --out-dir ${RUNS}/ch05-14-loaders --overwrite)
+llm_cli_test(ch05-14:bad-model 2 "--model must be qwen3 or llama32, got 'gpt2'" COMMAND ch05-14-other-llms --model gpt2)
+llm_cli_test(ch05-02:tokenizer-larger-than-the-model 1
+             "the tokenizer 'qwen3' has 151669 tokens, more than the model config's vocab_size 50257"
+             NEEDS tokenizers/qwen3/tokenizer.json COMMAND ch05-02-train ${TINY_RUN} --tokenizer qwen3)

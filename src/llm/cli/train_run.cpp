@@ -13,6 +13,7 @@
 #include "llm/model/classifier.h"
 #include "llm/util/files.h"
 #include "llm/nn/linear.h"
+#include "llm/text/tokenizer_json.h"
 #include "llm/util/interrupt.h"
 #include "llm/util/process.h"
 #include "llm/util/show.h"
@@ -106,6 +107,20 @@ Stopped stopped_run(const Trainer& trainer) {
                  128 + signal);
 }
 
+// The run's tokenizer (config.tokenizer), whose ids must all be rows of the model's
+// embedding. A model may have more rows than its tokenizer has tokens (Qwen3's 151,936
+// for 151,669): the samples skip those ids, as Hugging Face's decode does.
+BpeTokenizer run_tokenizer(const TrainingRun& run) {
+  auto tokenizer = tokenizer_named(run.config.tokenizer);
+  const int64_t vocab_size = run.model_config.shape().vocab_size;
+  if (tokenizer.vocab_size() > vocab_size) {
+    throw Error(fmt::format("the tokenizer '{}' has {} tokens, more than the model config's vocab_size {}: give a "
+                            "config of this tokenizer's vocabulary",
+                            run.config.tokenizer, tokenizer.vocab_size(), vocab_size));
+  }
+  return tokenizer;
+}
+
 // Rank 0's files: the step's, then the archive for compare.py.
 void write_outputs(const cxxopts::ParseResult& args, const TrainingStep& step, Trainer& trainer,
                    const NamedTensors& before) {
@@ -126,7 +141,7 @@ void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& ste
   const auto run = training_run_from_flags(args);  // every flag checked before the data loads
   require_task(run, *step.task);
   if (step.check) step.check(run);
-  const auto tokenizer = BpeTokenizer::gpt2();
+  const auto tokenizer = run_tokenizer(run);
   const auto trainer = make_trainer(run, step.task, tokenizer, run_device(args, run.distributed));
   // In a data-parallel run rank 0 speaks for all; the others print only their errors.
   if (!trainer->is_main()) std::freopen("/dev/null", "w", stdout);
@@ -151,6 +166,15 @@ void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& ste
   if (step.after_training) step.after_training(*trainer, outcome);
   if (trainer->is_main()) write_outputs(args, step, *trainer, before);
   if (outcome.end == TrainEnd::kStopped) throw stopped_run(*trainer);
+}
+
+void report_run_folder(const cxxopts::ParseResult& args, const Trainer& trainer) {
+  if (!trainer.folder().writes()) return;
+  fmt::print("Checkpoint: {}\nMetrics: {}\n", trainer.checkpoint_path().string(), trainer.metrics_path().string());
+  if (!trainer.progress().history.empty()) {
+    draw_plot(args, "plot_losses.py", {trainer.metrics_path().string()},
+              (trainer.folder().path() / "losses.png").string());
+  }
 }
 
 void draw_plot(const cxxopts::ParseResult& args, const std::string& script, const std::vector<std::string>& inputs,

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
+#include <vector>
 
 #include "llm/util/error.h"
 #include "llm/util/interrupt.h"
@@ -30,9 +33,11 @@ torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string
 
 std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids) {
   const auto flat = ids.flatten().to(torch::kCPU, torch::kLong).contiguous();
+  std::vector<int64_t> known;  // a model's rows past its tokenizer's tokens (Qwen3's) decode to nothing
+  std::copy_if(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel(), std::back_inserter(known),
+               [&](int64_t id) { return id < tokenizer.vocab_size(); });
   // tiktoken's decode(): bytes that are not UTF-8 (a character split across tokens) become U+FFFD.
-  return utf8_replace_invalid(
-      tokenizer.decode(std::vector<int64_t>(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel())));
+  return utf8_replace_invalid(tokenizer.decode(known));
 }
 
 torch::Tensor generate_text_simple(LanguageModelImpl& model, torch::Tensor idx, int64_t max_new_tokens, int64_t context_size) {

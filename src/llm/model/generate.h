@@ -13,7 +13,9 @@
 namespace llm {
 
 /// Lesson 5.1's helpers: text -> [1, n] ids (<|endoftext|> allowed where the vocabulary has it),
-/// text, as tiktoken decodes them (bytes that are not UTF-8 become U+FFFD).
+/// text, as tiktoken decodes them (bytes that are not UTF-8 become U+FFFD); ids past the
+/// tokenizer's last token, which a model whose vocabulary is padded (Qwen3's 151,936 rows
+/// for 151,669 tokens) can pick, decode to nothing, as Hugging Face's decode skips them.
 torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string& text);
 std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids);
 

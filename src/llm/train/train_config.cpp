@@ -19,6 +19,7 @@ const std::vector<ConfigField<TrainConfig>>& train_settings() {
       {"task", &TrainConfig::task,
        "pretrain (next token), classify (a class per text, chapter 6) or instruct (responses, chapter 7)"},
       {"model", &TrainConfig::model, "Model config (JSON)"},
+      {"tokenizer", &TrainConfig::tokenizer, "Tokenizer: gpt2, llama3, qwen3, gemma3 or a tokenizer.json file"},
       {"data", &TrainConfig::data,
        "Training text (UTF-8); to classify, the folder of train/validation/test.csv; to instruct, the JSON entries"},
       {"val_data", &TrainConfig::val_data,
@@ -69,6 +70,7 @@ void TrainConfig::validate(std::string_view source) const {
   const auto& tasks = task_names();
   if (std::find(tasks.begin(), tasks.end(), task) == tasks.end()) fail("task", task_choices(), quoted(task));
   if (model.empty()) fail("model", "a config file", "\"\"");
+  if (tokenizer.empty()) fail("tokenizer", "a tokenizer's name or file", "\"\"");
   if (data.empty()) fail("data", "a text file", "\"\"");
   if (seed < 0) fail("seed", ">= 0", seed);
   if (!(train_ratio > 0.0 && train_ratio < 1.0)) fail("train_ratio", "between 0 and 1", train_ratio);
@@ -108,8 +110,9 @@ void TrainConfig::validate(std::string_view source) const {
   make_task(task)->check_config(*this, source);  // what only some tasks can use
   // The settings are saved as JSON in every checkpoint and metrics file, and JSON
   // holds UTF-8 only: a file name or text that is not would cost the run its results.
-  for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"model", model}, {"data", data}, {"val_data", val_data},
-                                  {"start_context", start_context}, {"out_dir", out_dir}}) {
+  for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"model", model}, {"tokenizer", tokenizer},
+                                  {"data", data}, {"val_data", val_data}, {"start_context", start_context},
+                                  {"out_dir", out_dir}}) {
     check_utf8(text, fmt::format("{}: {}", source, key));
   }
 }

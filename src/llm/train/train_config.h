@@ -24,6 +24,10 @@ struct TrainConfig {
   /// The model config (JSON); a relative path is looked up beside the run config,
   /// then in configs/.
   std::string model = "gpt2-small-256.json";
+  /// The tokenizer of the text and the samples: gpt2, llama3, qwen3 or gemma3 (the
+  /// fetched ones, see tokenizer_json.h), or a Hugging Face tokenizer.json file. Its
+  /// ids must fit the model's vocab_size.
+  std::string tokenizer = "gpt2";
   /// The training text; a relative path that does not exist is looked up in the data
   /// folder. To classify: the folder of train.csv, validation.csv and test.csv. To
   /// instruct: a JSON list of instruction entries (instruction-data.json).

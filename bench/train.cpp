@@ -65,7 +65,9 @@ int main(int argc, char** argv) {
                  torch::get_num_threads());
       return;
     }
-    auto settings = llm::ModelConfig::load(args["config"].as<std::string>()).settings();
+    const auto file = llm::ModelConfig::load(args["config"].as<std::string>());
+    auto settings = file.settings();
+    settings["family"] = file.family();
     if (args["context"].as<int64_t>() > 0) settings["context_length"] = args["context"].as<int64_t>();
     const auto config = llm::ModelConfig::from_json(settings, args["config"].as<std::string>());
     torch::manual_seed(123);

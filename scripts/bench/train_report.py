@@ -2,7 +2,8 @@
 best tokens/s of each side, their ratio and each side's MFU against its best matmul
 peak. The FLOPs per token are 6 x the parameters that take part in matrix products
 (all but the token and position embeddings, which are looked up), plus attention's
-6 x layers x context x width."""
+6 x layers x context x width; a bfloat16 config shows no MFU, its products having
+another peak than the float32 one measured. Each side's peak resident memory follows."""
 import json
 import pathlib
 import sys
@@ -31,8 +32,10 @@ def main():
         mfu = {side: flops_per_token * best[(case, side)]["value"] / (peak[side] * 1e9) for side in ("cpp", "py")}
         label = config.removesuffix(".json") + (f" ctx {t}" if int(context) else "")
         rss = {side: best[(case, side)].get("peak_rss", 0) / 2**30 for side in ("cpp", "py")}
+        # MFU is against the float32 peak: a bfloat16 model's products run at another peak.
+        shown = {side: f"{mfu[side]:.1%}" if cfg.get("dtype", "float32") == "float32" else "n/a" for side in mfu}
         print(f"{label:<22} {cpp['value']:>10.1f} {py['value']:>14.1f} {cpp['value'] / py['value']:>13.2f}x "
-              f"{mfu['cpp']:>7.1%} {mfu['py']:>11.1%} {rss['cpp']:>10.2f} GB {rss['py']:>14.2f} GB")
+              f"{shown['cpp']:>8} {shown['py']:>12} {rss['cpp']:>10.2f} GB {rss['py']:>14.2f} GB")
 
 
 if __name__ == "__main__":

@@ -99,8 +99,14 @@ foreach(bad nested-lists nested-dicts self-holding-list)
     set_tests_properties(cli:${exe}:${bad} PROPERTIES FIXTURES_REQUIRED bad_state_dicts)
   endforeach()
 endforeach()
-llm_cli_test(ch05-02-train:checkpoint-of-other-model 1 "seed-tiny' was made on other training data"
+llm_cli_test(ch05-02-train:checkpoint-of-other-model 1
+             "the tokenizer 'gpt2' has 50257 tokens, more than the model config's vocab_size 12"
              NEEDS ${GPT2} ${VERDICT} COMMAND ch05-02-train --resume ${TINY_CHECKPOINT} --out-dir ${RUNS}/other-model)
+# A checkpoint taken mid-epoch, resumed on a split that makes other windows.
+llm_cli_test(ch05-14-other-llms:checkpoint-of-other-data 1 "checkpoint.pt' was made on other training data"
+             NEEDS tokenizers/qwen3/tokenizer.json ${VERDICT} COMMAND ch05-14-other-llms
+             --resume ${RUNS}/ch05-14-resume/checkpoint.pt --train-ratio 0.5 --out-dir ${RUNS}/other-data)
+set_tests_properties(cli:ch05-14-other-llms:checkpoint-of-other-data PROPERTIES FIXTURES_REQUIRED ch05-14-step-3)
 llm_cli_test(ch05-03-sampling:checkpoint-of-other-model 1 "GPT: token ids must be in 0..11"
              NEEDS ${GPT2} COMMAND ch05-03-sampling --checkpoint ${TINY_CHECKPOINT})
 llm_cli_test(generate:checkpoint-of-other-model 1 "GPT: token ids must be in 0..11"

@@ -27,15 +27,7 @@ void print_run(const llm::Trainer& trainer, const llm::PretrainTask& task) {
   fmt::print("Data: {}: {} training tokens ({}), {}{} validation tokens ({})\n", config.data, task.train_tokens(),
              windows(data.train_samples, *data.train), config.val_data.empty() ? "" : config.val_data + ": ",
              task.val_tokens(), windows(data.val_samples, *data.val));
-  fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
-             trainer.steps_per_epoch(), config.batch_size, config.lr, config.weight_decay, config.seed);
-  if (const auto& group = trainer.group()) {
-    fmt::print("Data-parallel: world size {} (c10d, Gloo); each rank reads its share of every epoch, batch {} "
-               "per rank\n",
-               group->world_size(), config.batch_size);
-  }
-  const auto& progress = trainer.progress();
-  if (progress.step > 0) fmt::print("Resuming at step {} ({} tokens seen)\n", progress.step, progress.tokens_seen);
+  llm::print_run_plan(trainer);
 }
 
 void after_training(llm::Trainer& trainer, const llm::TrainOutcome& outcome) {

@@ -81,10 +81,7 @@ void print_run(const llm::Trainer& trainer, const Variant& variant) {
   const auto& config = trainer.config();
   fmt::print("Notebook: {}; model {} ({}), {} parameters; tokenizer {}\n", variant.notebook, trainer.model()->name(),
              config.model, llm::thousands(llm::parameter_count(*trainer.model())), config.tokenizer);
-  fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
-             trainer.steps_per_epoch(), config.batch_size, config.lr, config.weight_decay, config.seed);
-  const auto& progress = trainer.progress();
-  if (progress.step > 0) fmt::print("Resuming at step {} ({} tokens seen)\n", progress.step, progress.tokens_seen);
+  llm::print_run_plan(trainer);
 }
 
 // 5.1.1 and 5.1.3: the untrained model's text and its losses on the-verdict.

@@ -168,6 +168,19 @@ void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& ste
   if (outcome.end == TrainEnd::kStopped) throw stopped_run(*trainer);
 }
 
+void print_run_plan(const Trainer& trainer) {
+  const auto& config = trainer.config();
+  fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
+             trainer.steps_per_epoch(), config.batch_size, config.lr, config.weight_decay, config.seed);
+  if (const auto& group = trainer.group()) {
+    fmt::print("Data-parallel: world size {} (c10d, Gloo); each rank reads its share of every epoch, batch {} "
+               "per rank\n",
+               group->world_size(), config.batch_size);
+  }
+  const auto& progress = trainer.progress();
+  if (progress.step > 0) fmt::print("Resuming at step {} ({} tokens seen)\n", progress.step, progress.tokens_seen);
+}
+
 void report_run_folder(const cxxopts::ParseResult& args, const Trainer& trainer) {
   if (!trainer.folder().writes()) return;
   fmt::print("Checkpoint: {}\nMetrics: {}\n", trainer.checkpoint_path().string(), trainer.metrics_path().string());

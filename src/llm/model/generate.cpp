@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "llm/text/token_corpus.h"
 #include "llm/util/error.h"
 #include "llm/util/interrupt.h"
 #include "llm/util/utf8.h"
@@ -25,10 +26,7 @@ void check_prompt(const torch::Tensor& idx) {
 }  // namespace
 
 torch::Tensor text_to_token_ids(const BpeTokenizer& tokenizer, const std::string& text) {
-  // The lesson allows GPT-2's <|endoftext|>; other tokenizers' added tokens are always special.
-  std::set<std::string> allowed;
-  if (tokenizer.special_token("<|endoftext|>")) allowed.insert("<|endoftext|>");
-  return torch::tensor(tokenizer.encode(text, allowed), torch::kLong).unsqueeze(0);  // [1, n]
+  return torch::tensor(tokenizer.encode(text, end_of_text_allowed(tokenizer)), torch::kLong).unsqueeze(0);  // [1, n]
 }
 
 std::string token_ids_to_text(const BpeTokenizer& tokenizer, const torch::Tensor& ids) {

@@ -37,6 +37,11 @@ size_t first_safe_cut(std::string_view text, size_t from) {
   return std::string_view::npos;
 }
 
+std::set<std::string> end_of_text_allowed(const BpeTokenizer& tokenizer) {
+  if (!tokenizer.special_token(kEndOfText)) return {};
+  return {std::string(kEndOfText)};
+}
+
 std::vector<int64_t> encode_in_parallel(const BpeTokenizer& tokenizer, std::string_view text, int threads) {
   const std::set<std::string> allowed{std::string(kEndOfText)};
   if (threads <= 1 && text.size() <= kEncodePart) return tokenizer.encode(text, allowed);

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -24,6 +26,11 @@ size_t first_safe_cut(std::string_view text, size_t from);
 
 /// The token between documents, GPT-2's: encode_in_parallel allows it in the text.
 inline constexpr std::string_view kEndOfText = "<|endoftext|>";
+
+/// The lessons' allowed_special={"<|endoftext|>"} for `tokenizer`: kEndOfText where its
+/// vocabulary has that special token, else nothing (Llama 3's has none; a
+/// tokenizer.json's added tokens are recognised anyway).
+std::set<std::string> end_of_text_allowed(const BpeTokenizer& tokenizer);
 
 /// The text one encode() call of encode_in_parallel takes, about: its cache of pieces
 /// stays small enough for the CPU's caches (a 32 MB call runs at half the speed).

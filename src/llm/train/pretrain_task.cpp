@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "llm/text/token_corpus.h"
 #include "llm/text/token_file.h"
 #include "llm/train/loss.h"
 #include "llm/util/error.h"
@@ -12,13 +13,6 @@
 
 namespace llm {
 namespace {
-
-// The lesson encodes with allowed_special={"<|endoftext|>"}: GPT-2's document separator
-// is a token, not text. Vocabularies without it (Llama 3's) have nothing to allow.
-std::set<std::string> end_of_text(const BpeTokenizer& tokenizer) {
-  if (!tokenizer.special_token("<|endoftext|>")) return {};
-  return {"<|endoftext|>"};
-}
 
 // An llm::Error unless `tokens` make a window of context_length + 1.
 void check_window(int64_t tokens, int64_t context_length, const std::string& what) {
@@ -106,7 +100,7 @@ PretrainData text_and_validation(const std::filesystem::path& path, const BpeTok
                             "files for both",
                             val_path.string(), path.string()));
   }
-  const auto allowed = end_of_text(tokenizer);
+  const auto allowed = end_of_text_allowed(tokenizer);
   const auto train_ids = tokenizer.encode(read_text_file(path), allowed);
   const auto val_ids = tokenizer.encode(read_text_file(val_path), allowed);
   const int64_t stride = window_stride(config, context_length);
@@ -126,8 +120,8 @@ PretrainData split_train_val(const std::string& text, const BpeTokenizer& tokeni
   const int64_t characters = utf8_length(text);
   const auto split = static_cast<int64_t>(config.train_ratio * static_cast<double>(characters));
   const size_t offset = utf8_offset(text, split);
-  const auto train_ids = tokenizer.encode(text.substr(0, offset), end_of_text(tokenizer));
-  const auto val_ids = tokenizer.encode(text.substr(offset), end_of_text(tokenizer));
+  const auto train_ids = tokenizer.encode(text.substr(0, offset), end_of_text_allowed(tokenizer));
+  const auto val_ids = tokenizer.encode(text.substr(offset), end_of_text_allowed(tokenizer));
   const int64_t stride = window_stride(config, context_length);
   PretrainData data;
   data.split.train = sliding_windows(

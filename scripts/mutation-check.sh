@@ -20,14 +20,19 @@ git worktree add --detach "$copy/src" HEAD >/dev/null || exit 1
 
 # Each mutation: a name, the file, the text replaced (a fixed string), the text put
 # in, and the ctest regex of the tests that must catch it.
-names=("mask diagonal shifted" "LayerNorm eps 1e-5 -> 1e-6" "1/sqrt(d_k) scale dropped" "early EOS stop")
+names=("mask diagonal shifted" "LayerNorm eps 1e-5 -> 1e-6" "1/sqrt(d_k) scale dropped" "early EOS stop"
+       "DPO beta 1% off" "DPO response mask not shifted" "DPO reference with autograd" "DPO prompt mask one short")
 files=(src/llm/attention/scaled_dot_product.cpp src/llm/nn/layers.h src/llm/attention/scaled_dot_product.cpp
-       src/llm/model/generate.cpp)
+       src/llm/model/generate.cpp src/llm/train/dpo.cpp src/llm/train/dpo.cpp src/llm/train/dpo.cpp
+       src/llm/text/preference_data.cpp)
 froms=("/*diagonal=*/1" "double eps = 1e-5;" "scores / std::sqrt(static_cast<double>(k.size(-1)))"
-       "(next == *options.eos_id()).all().item<bool>()")
+       "(next == *options.eos_id()).all().item<bool>()" "-torch::log_sigmoid(beta * logits)"
+       "const auto selected = kept.slice(1, 1);" "torch::NoGradGuard no_grad;
+    reference_both" "static_cast<int64_t>(item.prompt.size()) + 2")
 tos=("/*diagonal=*/2" "double eps = 1e-6;" "scores"
-     "((next == *options.eos_id()).any().item<bool>() || idx.size(1) > 4)")
-tests=("^attention:" "^model:" "^attention:" "^model:")
+     "((next == *options.eos_id()).any().item<bool>() || idx.size(1) > 4)" "-torch::log_sigmoid(beta * 1.01 * logits)"
+     "const auto selected = kept.slice(1, 0, -1);" "reference_both" "static_cast<int64_t>(item.prompt.size()) + 1")
+tests=("^attention:" "^model:" "^attention:" "^model:" "^dpo:" "^dpo:" "^dpo:" "^dpo:")
 
 cmake -S "$copy/src" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null || exit 1
 survived=()

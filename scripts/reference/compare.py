@@ -26,6 +26,7 @@ import ch05_other_llms
 import ch05_train
 import ch06_classification as ch06
 import ch07_instruction as ch07
+import ch07_dpo
 from common import GOLDEN, TOLERANCES, closeness, data_file
 import gpt
 import bpe_train
@@ -296,6 +297,24 @@ def instruction_responses(saved, seed):
     return {"responses": string_tensor("\x00".join(texts))}
 
 
+@step("ch07-06-preference-data", ["data", "batch_size", "allowed_max_length", "split_sizes", "example_chosen",
+                                  "example_rejected", "example_chosen_mask", "example_rejected_mask", "train_lengths"])
+def preference_data(saved, seed):
+    """The DPO notebook's data: its split, custom_collate_fn on the first two entries,
+    and after torch.manual_seed(seed) the training loader's batch lengths."""
+    data = ch07.load(data_path(as_string(saved["data"])))
+    train, test, val = ch07.split(data)
+    allowed = int(saved["allowed_max_length"])
+    example = ch07_dpo.PreferenceDataset(data[:2], gpt2_bpe.Encoder())
+    batch = ch07_dpo.custom_collate_fn([example[0], example[1]], allowed_max_length=allowed)
+    torch.manual_seed(seed)
+    train_loader, _ = ch07_dpo.loaders(train, val, allowed, int(saved["batch_size"]))
+    return {"split_sizes": torch.tensor([len(train), len(val), len(test)]),
+            "example_chosen": batch["chosen"], "example_rejected": batch["rejected"],
+            "example_chosen_mask": batch["chosen_mask"], "example_rejected_mask": batch["rejected_mask"],
+            "train_lengths": torch.tensor([b["chosen"].shape[1] for b in train_loader])}
+
+
 @step("ch03-01-simplified-attention", ["input", "scores", "weights", "context"])
 def simplified_attention(saved, seed):
     # The lesson's sentence, or torch.rand drawn right after the seed.
@@ -473,6 +492,23 @@ def instruct_run(saved, seed):
                   "history/val_loss": torch.tensor(val_losses, dtype=torch.float64)}
 
 
+def dpo_run(saved, seed):
+    """Replays a ch07-07-dpo run (its --save-outputs is its checkpoint) from the start
+    with the notebook's code: the losses and rewards before training and of every
+    evaluation must agree."""
+    cfg = json.loads(as_string(saved["config/model"]))
+    run = json.loads(as_string(saved["config/train"]))
+    run["data"] = str(data_path(run["data"]))
+    before, tracking = ch07_dpo.dpo(cfg, run)
+    out = {"before_training": torch.tensor(before, dtype=torch.float64)} if "before_training" in saved else {}
+    columns = {"history/train_loss": "train_losses", "history/val_loss": "val_losses",
+               "history/figure/train_chosen_reward": "train_chosen_rewards",
+               "history/figure/train_rejected_reward": "train_rejected_rewards",
+               "history/figure/val_chosen_reward": "val_chosen_rewards",
+               "history/figure/val_rejected_reward": "val_rejected_rewards"}
+    return out | {key: torch.tensor(tracking[name], dtype=torch.float64) for key, name in columns.items()}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("file")
@@ -494,6 +530,7 @@ def main():
         name = bytes(saved["kind"].tolist()).decode()
         rebuild = (attention_run if name in attention.KINDS else train_run if name == "train"
                    else classify_run if name == "classify" else instruct_run if name == "instruct"
+                   else dpo_run if name == "dpo"
                    else ch05_notebooks.rerun if name == "notebook"
                    else ch05_other_llms.rerun if name == "other-llms" else model_run)
     else:

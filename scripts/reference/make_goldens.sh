@@ -5,7 +5,7 @@
 # (scripts/fetch-data.sh).
 set -euo pipefail
 cd "$(dirname "$0")"
-for script in show.py ch02_simple_tokenizer.py ch02_data_loader.py ch03_attention.py ch04_gpt.py ch05_blocks.py ch05_families.py "ch05_train.py --goldens" distributed_sampler.py numpy_sample.py; do
+for script in show.py ch02_simple_tokenizer.py ch02_data_loader.py ch03_attention.py ch04_gpt.py ch05_blocks.py ch05_families.py "ch05_train.py --goldens" ch07_dpo.py distributed_sampler.py numpy_sample.py; do
   /usr/bin/python3 $script
 done
 if command -v node >/dev/null; then

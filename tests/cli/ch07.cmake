@@ -25,6 +25,30 @@ add_test(NAME cli:ch07:finetune:compare-with-pytorch
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch07:finetune:compare-with-pytorch PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
 
+# The DPO bonus in PyTorch: the data, the run's losses and rewards, resuming, the reference.
+llm_compare_test(ch07-06-preference-data ch07-06-preference-data)
+add_test(NAME cli:ch07:dpo:compare-with-pytorch
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dpo_run.sh ${BIN} ${PYTHON_TORCH} ${CMAKE_CURRENT_BINARY_DIR}/dpo-run
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch07:dpo:compare-with-pytorch PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
+set(PREFERENCE_DATA instruction-data-with-preference.json)
+# Another family with its own tokenizer: a small Qwen3 of the real vocabulary.
+llm_cli_test(ch07-07:qwen3 0 "^Ep 1 \\(Step 000001\\): Train loss [0-9.]+, Val loss [0-9.]+, Train reward margins -?[0-9.]+, Val reward margins -?[0-9.]+$"
+             NEEDS tokenizers/qwen3/tokenizer.json
+             COMMAND ch07-07-dpo --train-config ${CFG}/train-dpo-quick.json --config ${BADCFG}/tiny-qwen3-vocab.json
+             --tokenizer qwen3 --data ${FIXTURES}/preferences/small.json --max-steps 2 --eval-freq 1 --eval-iter 1
+             --max-new-tokens 4 --no-plot --overwrite --out-dir ${CMAKE_CURRENT_BINARY_DIR}/dpo-qwen3)
+llm_cli_test(ch07-06:lesson-entries 0 "^Number of entries: 1100$" NEEDS ${PREFERENCE_DATA} ${GPT2}
+             COMMAND ch07-06-preference-data)
+llm_cli_test(ch07-06:lesson-entry-50 0 "^ 'rejected': \"The correct spelling is obviously 'Occasion.'\",$"
+             NEEDS ${PREFERENCE_DATA} ${GPT2} COMMAND ch07-06-preference-data)
+llm_cli_test(ch07-06:lesson-split 0 "^Validation set length: 55$" NEEDS ${PREFERENCE_DATA} ${GPT2}
+             COMMAND ch07-06-preference-data)
+llm_cli_test(ch07-06:lesson-chosen-length 0 "^chosen inputs: torch.Size\\(\\[81\\]\\)$"
+             NEEDS ${PREFERENCE_DATA} ${GPT2} COMMAND ch07-06-preference-data)
+llm_cli_test(ch07-06:lesson-first-batch 0 "^torch.Size\\(\\[8, 77\\]\\) torch.Size\\(\\[8, 77\\]\\)$"
+             NEEDS ${PREFERENCE_DATA} ${GPT2} COMMAND ch07-06-preference-data)
+
 # Lesson 7.8's client against a fake Ollama on 127.0.0.1: good and bad answers.
 add_test(NAME cli:ch07:evaluate:fake-ollama
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/ollama_fake.sh ${BIN} ${PYTHON_TORCH} ${CMAKE_CURRENT_BINARY_DIR}/ollama
@@ -50,6 +74,26 @@ llm_cli_test(ch07-03:bad-prompt-style 2 "prompt_style must be \"alpaca\" or \"ph
              COMMAND ch07-03-finetune ${INSTRUCT} --prompt-style chatml)
 llm_cli_test(ch05-02:instruct-config 2 "this step pretrains: the run's task must be \"pretrain\", got \"instruct\""
              COMMAND ch05-02-train --train-config ${CFG}/train-instruct-quick.json --out-dir ${RUNS}/instruct-config)
+set(PREFERENCES ${FIXTURES}/preferences)
+set(DPO --train-config ${CFG}/train-dpo-quick.json --out-dir ${CMAKE_CURRENT_BINARY_DIR}/dpo-bad)
+llm_cli_test(ch07-06:no-chosen 1 "no-chosen.json': entry 1: no \"chosen\""
+             COMMAND ch07-06-preference-data --data ${PREFERENCES}/no-chosen.json)
+llm_cli_test(ch07-07:no-chosen 1 "no-chosen.json': entry 1: no \"chosen\""
+             NEEDS ${GPT2} COMMAND ch07-07-dpo ${DPO} --data ${PREFERENCES}/no-chosen.json)
+llm_cli_test(ch07-07:response-fills-context 1
+             "small.json': entry 0: its prompt with the chosen response has [0-9]+ tokens, more than the model's context_length 64"
+             NEEDS ${GPT2} COMMAND ch07-07-dpo ${DPO} --config ${CFG}/tiny.json --data ${PREFERENCES}/small.json)
+llm_cli_test(ch07-07:reference-of-other-architecture 1
+             "state dict '.*micro-state-dict.pt': 'tok_emb.weight' has shape \\[100, 16\\], expected \\[50257, 64\\]"
+             NEEDS ${GPT2} ${PREFERENCE_DATA}
+             COMMAND ch07-07-dpo ${DPO} --reference ${PROJECT_SOURCE_DIR}/tests/golden/micro-state-dict.pt)
+llm_cli_test(ch07-07:missing-reference 1 "no-such-reference.pth': not found" NEEDS ${GPT2} ${PREFERENCE_DATA}
+             COMMAND ch07-07-dpo ${DPO} --reference no-such-reference.pth)
+llm_cli_test(ch07-07:zero-beta 2 "beta must be positive, got 0" COMMAND ch07-07-dpo ${DPO} --beta 0)
+llm_cli_test(ch07-07:negative-beta 2 "beta must be positive, got -0.1" COMMAND ch07-07-dpo ${DPO} --beta -0.1)
+llm_cli_test(ch07-07:phi3 2 "prompt_style must be \"alpaca\" for DPO" COMMAND ch07-07-dpo ${DPO} --prompt-style phi3)
+llm_cli_test(ch07-07:instruct-config 2 "this step tunes preferences with DPO: the run's task must be \"dpo\", got \"instruct\""
+             COMMAND ch07-07-dpo --train-config ${CFG}/train-instruct-quick.json)
 llm_cli_test(ch07-04:zero-tokens 2 "--max-new-tokens must be positive, got 0" COMMAND ch07-04-responses --max-new-tokens 0)
 llm_cli_test(ch07-05:no-responses 1 "small.json': entry 0 has no \"model_response\""
              COMMAND ch07-05-evaluate --responses ${INSTRUCTIONS}/small.json)

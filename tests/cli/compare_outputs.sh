@@ -16,6 +16,7 @@ case "$(basename "$exe")" in
   ch02-*|ch05-*|generate) require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe ;;
   ch03-07-*|ch04-01-*|ch04-06-*|ch04-07-*|ch06-*) require_data gpt2/encoder.json gpt2/vocab.bpe ;;  # they tokenize a prompt
   ch07-01-*) require_data instruction-data.json ;;
+  ch07-06-*) require_data instruction-data-with-preference.json gpt2/encoder.json gpt2/vocab.bpe ;;
   ch07-*) require_data instruction-data.json gpt2/encoder.json gpt2/vocab.bpe ;;
 esac
 dir="$(mktemp -d)"

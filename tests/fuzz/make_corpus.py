@@ -228,6 +228,21 @@ def token_file_seeds():
     write("token-file", "uint32", token_file([70000, 1, 2], 4, 100000))
 
 
+def instruction_data_seeds():
+    """Entries as lesson 7.2's and the DPO notebook's files hold them (the preference
+    data's keys in its own order), an entry without "chosen", a wrongly typed field,
+    and a list nested 2,000 deep."""
+    entry = {"instruction": "Identify the correct spelling of the following word.", "input": "Ocassion",
+             "output": "The correct spelling is 'Occasion.'"}
+    write("instruction-data", "instruction", json.dumps([entry, {**entry, "input": ""}], indent=4))
+    preference = {**entry, "rejected": "The correct spelling is obviously 'Occasion.'",
+                  "chosen": "The correct spelling is 'Occasion.'"}
+    write("instruction-data", "preference", json.dumps([preference], indent=4))
+    write("instruction-data", "no-chosen", json.dumps([{k: v for k, v in preference.items() if k != "chosen"}]))
+    write("instruction-data", "wrong-type", json.dumps([{**preference, "chosen": ["a list"]}]))
+    write("instruction-data", "nested", "[" * 2000 + "]" * 2000)
+
+
 def hf_config_seeds():
     """config.json as the Hub holds it for the families --model-dir reads."""
     llama = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 128256,
@@ -273,6 +288,7 @@ if __name__ == "__main__":
     csv_seeds()
     email_seeds()
     http_seeds()
+    instruction_data_seeds()
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())
         print(f"{folder.name}: {len(files)} files, {sum(f.stat().st_size for f in files)} bytes")

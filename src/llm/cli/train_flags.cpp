@@ -135,9 +135,11 @@ torch::Device run_device(const cxxopts::ParseResult& args, const std::optional<D
 
 namespace {
 
-TrainingRun new_run(const cxxopts::ParseResult& args) {
+TrainingRun new_run(const cxxopts::ParseResult& args, const std::string& untrained_config) {
   TrainingRun run;
-  run.config = load_train_config(args["train-config"].as<std::string>());
+  const bool untrained = !untrained_config.empty() && args.count("train-config") == 0 &&
+                         args.count("load-state-dict") == 0;
+  run.config = load_train_config(untrained ? config_file(untrained_config).string() : args["train-config"].as<std::string>());
   apply_train_flags(run.config, args);
   run.model_config = ModelConfig::load(model_config_path(run.config));
   if (args.count("load-state-dict") != 0) {
@@ -164,9 +166,9 @@ TrainingRun resumed_run(const cxxopts::ParseResult& args) {
 
 }  // namespace
 
-TrainingRun training_run_from_flags(const cxxopts::ParseResult& args) {
+TrainingRun training_run_from_flags(const cxxopts::ParseResult& args, const std::string& untrained_config) {
   auto distributed = distributed_config_from_flags(args);  // its flags first: they need no file
-  TrainingRun run = args.count("resume") != 0 ? resumed_run(args) : new_run(args);
+  TrainingRun run = args.count("resume") != 0 ? resumed_run(args) : new_run(args, untrained_config);
   run.distributed = std::move(distributed);
   if (run.distributed && run.config.random_windows()) {
     throw cli::BadFlagValue("sampling \"random\" runs in one process; a data-parallel run reads sliding windows, "
@@ -183,7 +185,8 @@ TrainingRun training_run_from_flags(const cxxopts::ParseResult& args) {
 void require_task(const TrainingRun& run, const Task& task) {
   if (run.config.task == task.name()) return;
   throw cli::BadFlagValue(fmt::format("this step {}: the run's task must be \"{}\", got \"{}\" (ch05-02-train "
-                                      "pretrains, ch06-04-finetune classifies, ch07-03-finetune follows instructions)",
+                                      "pretrains, ch06-04-finetune classifies, ch07-03-finetune follows instructions, ch07-07-dpo tunes "
+                                      "preferences)",
                                       task.does(), task.name(), run.config.task));
 }
 

@@ -37,8 +37,11 @@ void add_run_flags(cxxopts::Options& options, const std::string& default_train_c
 /// The run the flags ask for, its settings validated: a new run from --train-config
 /// and the flags, or with --resume the checkpoint's run continued, its settings
 /// changed by the flags given (e.g. more --num-epochs). Reads no training data, so
-/// that a bad flag is reported before anything slow is loaded.
-TrainingRun training_run_from_flags(const cxxopts::ParseResult& args);
+/// that a bad flag is reported before anything slow is loaded. A new run with neither
+/// --train-config nor --load-state-dict reads `untrained_config` instead of
+/// --train-config's default when one is given (a step whose lesson starts from trained
+/// weights runs a small model without them).
+TrainingRun training_run_from_flags(const cxxopts::ParseResult& args, const std::string& untrained_config = "");
 
 /// A cli::BadFlagValue unless the run's task is `task`'s: each training step runs the
 /// task of its chapter, and says which step runs the others.

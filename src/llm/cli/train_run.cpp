@@ -65,7 +65,7 @@ namespace {
 // The live progress line of each step, the stop requests of Ctrl-C and SIGTERM, the
 // lesson's "Ep 1 (Step 000000): Train loss ..., Val loss ..." lines, and the task's
 // samples or accuracies after each epoch.
-TrainHooks lesson_hooks(ProgressLine& progress, const Trainer& trainer) {
+TrainHooks lesson_hooks(ProgressLine& progress, const Trainer& trainer, const TrainingStep& step) {
   TrainHooks hooks;
   const int64_t num_epochs = trainer.config().num_epochs;
   const std::string unit(trainer.task().seen_unit());
@@ -73,9 +73,14 @@ TrainHooks lesson_hooks(ProgressLine& progress, const Trainer& trainer) {
     progress.update(
         {s.step, s.total_steps, s.epoch, num_epochs, s.loss, s.tokens_per_second, s.seconds_left, unit.c_str()});
   };
-  hooks.on_eval = [&progress](const EvalRecord& r) {
+  hooks.on_eval = [&progress, &step](const EvalRecord& r) {
     progress.clear();
-    fmt::print("Ep {} (Step {:06d}): Train loss {:.3f}, Val loss {:.3f}\n", r.epoch, r.step, r.train_loss, r.val_loss);
+    if (step.eval_line) {
+      fmt::print("{}\n", step.eval_line(r));
+    } else {
+      fmt::print("Ep {} (Step {:06d}): Train loss {:.3f}, Val loss {:.3f}\n", r.epoch, r.step, r.train_loss,
+                 r.val_loss);
+    }
     std::fflush(stdout);
   };
   hooks.on_sample = [&progress](int64_t, const std::string& sample) {
@@ -138,7 +143,7 @@ std::string percent(double share) { return fmt::format("{:.2f}%", share * 100); 
 
 void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& step) {
   const bool progress_asked = cli::progress_flag(args);
-  const auto run = training_run_from_flags(args);  // every flag checked before the data loads
+  const auto run = training_run_from_flags(args, step.untrained_config);  // every flag checked before the data loads
   require_task(run, *step.task);
   if (step.check) step.check(run);
   const auto tokenizer = run_tokenizer(run);
@@ -156,7 +161,7 @@ void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& ste
 
   const StopOnSignal stop;
   ProgressLine progress(progress_asked && trainer->is_main());
-  const auto hooks = lesson_hooks(progress, *trainer);
+  const auto hooks = lesson_hooks(progress, *trainer, step);
   TrainOutcome outcome;
   outcome.first_step = trainer->progress().step;
   const auto started = std::chrono::steady_clock::now();

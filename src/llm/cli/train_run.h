@@ -33,6 +33,10 @@ struct TrainingStep {
   std::shared_ptr<Task> task;
   /// The "kind" entry of the --save-outputs archive, which compare.py reads.
   std::string kind;
+  /// The run config (in configs/) of a new run given neither --train-config nor
+  /// --load-state-dict, when the lesson's run starts from trained weights: a small
+  /// model, whose first line says so. Empty: --train-config's default.
+  std::string untrained_config;
   /// Checks of the step's own flags against the run, before anything slow is loaded.
   std::function<void(const TrainingRun&)> check;
   /// The run's first lines.
@@ -40,6 +44,9 @@ struct TrainingStep {
   /// A new run's lesson lines before training; what they computed goes into the
   /// --save-outputs archive.
   std::function<NamedTensors(Trainer&)> before_training;
+  /// The lesson's line after each evaluation; unset, lesson 5.2's "Ep 1 (Step
+  /// 000000): Train loss 9.783, Val loss 9.927".
+  std::function<std::string(const EvalRecord&)> eval_line;
   /// The lesson's lines after training.
   std::function<void(Trainer&, const TrainOutcome&)> after_training;
   /// Rank 0's files beside the checkpoint (the archive comes after them).

@@ -97,7 +97,9 @@ PromptStyle parse_prompt_style(std::string_view name) {
 
 std::string_view prompt_style_name(PromptStyle style) { return style == PromptStyle::kPhi3 ? "phi3" : "alpaca"; }
 
-std::vector<InstructionEntry> parse_instruction_data(std::string_view text, std::string_view source) {
+std::vector<InstructionEntry> parse_instruction_data(std::string_view text, std::string_view source,
+                                                     const std::vector<std::string>& required,
+                                                     std::vector<std::vector<std::string>>* values) {
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(text);
@@ -113,10 +115,10 @@ std::vector<InstructionEntry> parse_instruction_data(std::string_view text, std:
     const auto& item = json[i];
     const auto where = [&] { return fmt::format("instruction data '{}': entry {}", source, i); };
     if (!item.is_object()) throw Error(fmt::format("{}: expected an object, got {}", where(), item.type_name()));
-    const auto field = [&](const char* key, bool required) -> std::string {
+    const auto field = [&](const std::string& key, bool needed) -> std::string {
       const auto it = item.find(key);
       if (it == item.end()) {
-        if (required) throw Error(fmt::format("{}: no \"{}\"", where(), key));
+        if (needed) throw Error(fmt::format("{}: no \"{}\"", where(), key));
         return "";
       }
       if (!it->is_string()) throw Error(fmt::format("{}: \"{}\" must be a string, got {}", where(), key, it->type_name()));
@@ -129,6 +131,9 @@ std::vector<InstructionEntry> parse_instruction_data(std::string_view text, std:
     };
     entries.push_back({field("instruction", true), field("input", false), field("output", true),
                        item.contains("model_response") ? std::optional(field("model_response", true)) : std::nullopt});
+    if (values == nullptr) continue;
+    auto& own = values->emplace_back();
+    for (const auto& key : required) own.push_back(field(key, true));
   }
   if (entries.empty()) throw Error(fmt::format("instruction data '{}': no entries", source));
   return entries;

@@ -37,8 +37,12 @@ std::string_view prompt_style_name(PromptStyle style);
 /// Anything else is an llm::Error naming the file and the entry.
 std::vector<InstructionEntry> read_instruction_data(const std::filesystem::path& path);
 
-/// The same from JSON text; `source` names it in errors.
-std::vector<InstructionEntry> parse_instruction_data(std::string_view json, std::string_view source);
+/// The same from JSON text; `source` names it in errors. Each of `required` (the
+/// preference data's "chosen" and "rejected") must be a string of every entry too: its
+/// values go to `values`, one list per entry, in the order of `required`.
+std::vector<InstructionEntry> parse_instruction_data(std::string_view json, std::string_view source,
+                                                     const std::vector<std::string>& required = {},
+                                                     std::vector<std::vector<std::string>>* values = nullptr);
 
 /// Lesson 7.2's format_input: the instruction, and the input when there is one, in
 /// the prompt style's template. Alpaca: "Below is an instruction that describes a

@@ -99,14 +99,24 @@ NamedTensors accuracy_columns(const std::vector<AccuracyRecord>& accuracies) {
           {"accuracy/val", column(accuracies, [](const AccuracyRecord& r) { return r.val_accuracy; })}};
 }
 
+constexpr std::string_view kFigures = "history/figure/";
+
+// A task's own figures (EvalRecord::figures) are columns history/figure/<name>.
 NamedTensors history_columns(const std::vector<EvalRecord>& history) {
-  return {{"history/step", column(history, [](const EvalRecord& r) { return r.step; })},
-          {"history/epoch", column(history, [](const EvalRecord& r) { return r.epoch; })},
-          {"history/epochs_seen", column(history, [](const EvalRecord& r) { return r.epochs_seen; })},
-          {"history/tokens_seen", column(history, [](const EvalRecord& r) { return r.tokens_seen; })},
-          {"history/train_loss", column(history, [](const EvalRecord& r) { return r.train_loss; })},
-          {"history/val_loss", column(history, [](const EvalRecord& r) { return r.val_loss; })},
-          {"history/lr", column(history, [](const EvalRecord& r) { return r.lr; })}};
+  NamedTensors columns = {
+      {"history/step", column(history, [](const EvalRecord& r) { return r.step; })},
+      {"history/epoch", column(history, [](const EvalRecord& r) { return r.epoch; })},
+      {"history/epochs_seen", column(history, [](const EvalRecord& r) { return r.epochs_seen; })},
+      {"history/tokens_seen", column(history, [](const EvalRecord& r) { return r.tokens_seen; })},
+      {"history/train_loss", column(history, [](const EvalRecord& r) { return r.train_loss; })},
+      {"history/val_loss", column(history, [](const EvalRecord& r) { return r.val_loss; })},
+      {"history/lr", column(history, [](const EvalRecord& r) { return r.lr; })}};
+  const size_t figures = history.empty() ? 0 : history.front().figures.size();
+  for (size_t k = 0; k < figures; ++k) {
+    columns.emplace_back(std::string(kFigures) + history.front().figures[k].first,
+                         column(history, [k](const EvalRecord& r) { return r.figures.at(k).second; }));
+  }
+  return columns;
 }
 
 // A checkpoint's columns `group`/<name> as doubles (int64 counts are exact in a double
@@ -142,7 +152,13 @@ std::vector<EvalRecord> read_history(const NamedTensors& checkpoint, const std::
   std::vector<EvalRecord> history(records);
   for (int64_t i = 0; i < records; ++i) {
     history[i] = {static_cast<int64_t>(step[i]), static_cast<int64_t>(epoch[i]), epochs_seen[i],
-                  static_cast<int64_t>(tokens_seen[i]), train_loss[i], val_loss[i], lr[i]};
+                  static_cast<int64_t>(tokens_seen[i]), train_loss[i], val_loss[i], lr[i], {}};
+  }
+  for (const auto& [name, tensor] : checkpoint) {
+    if (name.rfind(kFigures, 0) != 0) continue;
+    const auto figure = name.substr(kFigures.size());
+    const auto figures = values("figure/" + figure);
+    for (int64_t i = 0; i < records; ++i) history[i].figures.emplace_back(figure, figures[i]);
   }
   return history;
 }
@@ -170,7 +186,7 @@ int64_t scalar(const NamedTensors& checkpoint, const std::string& name, const st
 }  // namespace
 
 NamedTensors checkpoint_archive(const LanguageModelImpl& model, torch::optim::AdamW& optimizer, const TrainConfig& config,
-                                const TrainingProgress& progress) {
+                                const TrainingProgress& progress, const NamedTensors& task_state) {
   NamedTensors out = {{"format", string_to_tensor(kCheckpointFormat)},
                       {"config/model", string_to_tensor(model_config_json(model).dump())},
                       {"config/train", string_to_tensor(to_json(config).dump())}};
@@ -186,13 +202,14 @@ NamedTensors checkpoint_archive(const LanguageModelImpl& model, torch::optim::Ad
   if (!progress.accuracies.empty()) {
     for (auto& entry : accuracy_columns(progress.accuracies)) out.push_back(std::move(entry));
   }
+  for (const auto& [name, tensor] : task_state) out.emplace_back("task/" + name, tensor);
   out.emplace_back("rng/cpu", rng_state());
   return out;
 }
 
 void save_checkpoint(const std::filesystem::path& path, const LanguageModelImpl& model, torch::optim::AdamW& optimizer,
-                     const TrainConfig& config, const TrainingProgress& progress) {
-  save_tensors(path, checkpoint_archive(model, optimizer, config, progress));
+                     const TrainConfig& config, const TrainingProgress& progress, const NamedTensors& task_state) {
+  save_tensors(path, checkpoint_archive(model, optimizer, config, progress, task_state));
 }
 
 TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::string& source, LanguageModelImpl& model,

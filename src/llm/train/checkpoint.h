@@ -49,10 +49,11 @@ struct TrainingProgress {
 };
 
 /// A run's whole checkpoint as an archive, and writing it atomically to `path`.
+/// `task_state` (Task::state) goes in under "task/".
 NamedTensors checkpoint_archive(const LanguageModelImpl& model, torch::optim::AdamW& optimizer, const TrainConfig& config,
-                                const TrainingProgress& progress);
+                                const TrainingProgress& progress, const NamedTensors& task_state = {});
 void save_checkpoint(const std::filesystem::path& path, const LanguageModelImpl& model, torch::optim::AdamW& optimizer,
-                     const TrainConfig& config, const TrainingProgress& progress);
+                     const TrainConfig& config, const TrainingProgress& progress, const NamedTensors& task_state = {});
 
 /// Puts a checkpoint back: its weights into `model` (built from its config), AdamW's
 /// state into `optimizer` and its generator state into the global generator; returns

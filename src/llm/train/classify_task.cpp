@@ -45,7 +45,7 @@ void ClassifyTask::load_data(const TrainConfig& config, int64_t context_length, 
 // appendix E's LoRA after its own.
 LanguageModel ClassifyTask::make_model(const ModelConfig& model_config, const TrainConfig& config,
                                   const NamedTensors& weights, const std::string& source,
-                                  const LessonSeeds& seeds) const {
+                                  const LessonSeeds& seeds) {
   auto model = base_model(model_config, weights, source, seeds);
   seeds.before_head();
   make_classifier(*model, config.num_classes, config.trainable);

@@ -29,7 +29,7 @@ class ClassifyTask final : public FinetuneTask {
   /// The texts' padded length, kept for classifying later.
   void adapt_config(TrainConfig& config) const override { config.max_length = max_length_; }
   LanguageModel make_model(const ModelConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
-                      const std::string& source, const LessonSeeds& seeds) const override;
+                      const std::string& source, const LessonSeeds& seeds) override;
   void shape_model(LanguageModelImpl& model, const TrainConfig& config) const override;
   torch::Tensor batch_loss(LanguageModelImpl& model, const Batch& batch) const override;
   int64_t seen(const Batch& batch) const override { return batch.inputs.size(0); }

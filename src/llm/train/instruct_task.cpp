@@ -17,12 +17,7 @@ void InstructTask::load_data(const TrainConfig& config, int64_t context_length, 
   options.mask_instructions = config.mask_instructions;
   options.allowed_max_length = context_length;  // the lesson's 1024, GPT-2's context
   const auto& [train, test, validation] = entries_;
-  if (static_cast<int64_t>(train.size()) < config.batch_size || validation.empty()) {
-    throw Error(fmt::format("'{}': {} entries make {} training and {} validation entries; expected at least "
-                            "batch_size {} and 1",
-                            path.string(), train.size() + test.size() + validation.size(), train.size(),
-                            validation.size(), config.batch_size));
-  }
+  require_split_sizes(path, train.size(), test.size(), validation.size(), config.batch_size);
   // A prompt that fills the context leaves no room for its response: in training, the
   // cut would remove all of it; in lesson 7.7, the response would be generated blind.
   for (const auto* split : {&train, &test, &validation}) {
@@ -41,6 +36,14 @@ void InstructTask::load_data(const TrainConfig& config, int64_t context_length, 
   split_.val = std::make_shared<const InstructionDataset>(validation, tokenizer, options);
 }
 
+void require_split_sizes(const std::filesystem::path& path, size_t train, size_t test, size_t validation,
+                         int64_t batch_size) {
+  if (static_cast<int64_t>(train) >= batch_size && validation > 0) return;
+  throw Error(fmt::format("'{}': {} entries make {} training and {} validation entries; expected at least "
+                          "batch_size {} and 1",
+                          path.string(), train + test + validation, train, validation, batch_size));
+}
+
 void InstructTask::adapt_config(TrainConfig& config) const {
   config.start_context = format_input(entries_.validation.front(), style_);
 }
@@ -48,7 +51,7 @@ void InstructTask::adapt_config(TrainConfig& config) const {
 // Lesson 7.5: the pretrained GPT as it is; exercise 7.4's LoRA draws next.
 LanguageModel InstructTask::make_model(const ModelConfig& model_config, const TrainConfig& config,
                                   const NamedTensors& weights, const std::string& source,
-                                  const LessonSeeds& seeds) const {
+                                  const LessonSeeds& seeds) {
   auto model = base_model(model_config, weights, source, seeds);
   if (config.uses_lora()) freeze_and_add_lora(*model, config);
   return model;

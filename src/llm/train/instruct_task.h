@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 
 #include "llm/text/instruction_data.h"
@@ -24,7 +26,7 @@ class InstructTask final : public FinetuneTask {
   /// The lesson's sample after each epoch continues the first validation entry's prompt.
   void adapt_config(TrainConfig& config) const override;
   LanguageModel make_model(const ModelConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
-                      const std::string& source, const LessonSeeds& seeds) const override;
+                      const std::string& source, const LessonSeeds& seeds) override;
   torch::Tensor batch_loss(LanguageModelImpl& model, const Batch& batch) const override;
   void end_epoch(Trainer& trainer, const TrainHooks& hooks) const override;
 
@@ -36,5 +38,11 @@ class InstructTask final : public FinetuneTask {
   InstructionSplits entries_;
   PromptStyle style_ = PromptStyle::kAlpaca;
 };
+
+/// An llm::Error naming the data file `path` unless lesson 7.2's split of it (train,
+/// test and validation entries) leaves batch_size training entries and a validation
+/// entry: chapter 7's check, and the DPO bonus's.
+void require_split_sizes(const std::filesystem::path& path, size_t train, size_t test, size_t validation,
+                         int64_t batch_size);
 
 }  // namespace llm

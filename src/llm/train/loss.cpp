@@ -64,14 +64,27 @@ torch::Tensor calc_class_loss_batch(LanguageModelImpl& model, const Batch& batch
                                               batch.targets.to(device));                           // [b]
 }
 
-double calc_loss_loader(LanguageModelImpl& model, const DataLoader& loader, std::optional<int64_t> num_batches,
-                        const BatchLoss& loss) {
+std::vector<double> calc_figures_loader(LanguageModelImpl& model, const DataLoader& loader,
+                                        std::optional<int64_t> num_batches, const BatchFigures& figures) {
   const int64_t n = std::min(num_batches.value_or(loader.size()), loader.size());
   torch::NoGradGuard no_grad;
-  double total = 0.0;
+  std::vector<double> totals;
   int64_t i = 0;
-  for (auto it = loader.begin(); it != loader.end() && i < n; ++it, ++i) total += loss(model, *it).item<double>();
-  return total / static_cast<double>(n);
+  for (auto it = loader.begin(); it != loader.end() && i < n; ++it, ++i) {
+    const auto values = figures(model, *it).to(torch::kCPU, torch::kDouble).contiguous();
+    totals.resize(static_cast<size_t>(values.numel()), 0.0);
+    for (int64_t k = 0; k < values.numel(); ++k) totals[static_cast<size_t>(k)] += values.data_ptr<double>()[k];
+  }
+  if (totals.empty()) totals.push_back(0.0);  // no batch: the lesson's mean of nothing, nan
+  for (auto& total : totals) total /= static_cast<double>(n);
+  return totals;
+}
+
+double calc_loss_loader(LanguageModelImpl& model, const DataLoader& loader, std::optional<int64_t> num_batches,
+                        const BatchLoss& loss) {
+  return calc_figures_loader(model, loader, num_batches, [&loss](LanguageModelImpl& m, const Batch& batch) {
+    return loss(m, batch).reshape({1});
+  })[0];
 }
 
 double calc_accuracy_loader(LanguageModelImpl& model, const DataLoader& loader, std::optional<int64_t> num_batches,

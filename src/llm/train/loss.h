@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "llm/model/classifier.h"
 #include "llm/model/language_model.h"
@@ -44,6 +45,16 @@ torch::Tensor calc_class_loss_batch(LanguageModelImpl& model, const Batch& batch
 
 /// A batch's loss: calc_loss_batch, or calc_class_loss_batch with its token.
 using BatchLoss = std::function<torch::Tensor(LanguageModelImpl&, const Batch&)>;
+
+/// A batch's loss and a task's other figures, as one 1-D tensor [loss, figure...]
+/// (Task::batch_figures).
+using BatchFigures = std::function<torch::Tensor(LanguageModelImpl&, const Batch&)>;
+
+/// calc_loss_loader for several figures at once (the DPO notebook's
+/// compute_dpo_loss_loader: the loss and the chosen and rejected rewards): the mean of
+/// each over the same batches, drawn as calc_loss_loader draws them.
+std::vector<double> calc_figures_loader(LanguageModelImpl& model, const DataLoader& loader,
+                                        std::optional<int64_t> num_batches, const BatchFigures& figures);
 
 /// The mean batch loss over the first `num_batches` batches of one pass over the
 /// loader (all of them when not given, and at most all of them). Starting the pass

@@ -11,13 +11,14 @@
 namespace llm {
 
 std::string to_json_line(const EvalRecord& r) {
-  const nlohmann::json json = {{"step", r.step},
+  nlohmann::json json = {{"step", r.step},
                                {"epoch", r.epoch},
                                {"epochs_seen", r.epochs_seen},
                                {"tokens_seen", r.tokens_seen},
                                {"train_loss", r.train_loss},
                                {"val_loss", r.val_loss},
                                {"lr", r.lr}};
+  for (const auto& [name, value] : r.figures) json[name] = value;
   return json.dump() + "\n";
 }
 

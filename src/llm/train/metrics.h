@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace llm {
@@ -17,6 +18,8 @@ struct EvalRecord {
   double train_loss = 0;
   double val_loss = 0;
   double lr = 0;
+  /// A task's own figures of each split, by name ("train_chosen_reward", ...; DPO's).
+  std::vector<std::pair<std::string, double>> figures;
 };
 
 /// A classification run's accuracies after an epoch (lesson 6.7): the share of

@@ -159,7 +159,7 @@ void PretrainTask::load_data(const TrainConfig& config, int64_t context_length, 
 // draws nothing until an epoch starts.
 LanguageModel PretrainTask::make_model(const ModelConfig& model_config, const TrainConfig& /*config*/,
                                   const NamedTensors& weights, const std::string& source,
-                                  const LessonSeeds& seeds) const {
+                                  const LessonSeeds& seeds) {
   return base_model(model_config, weights, source, seeds);
 }
 

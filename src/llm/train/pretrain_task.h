@@ -37,7 +37,7 @@ class PretrainTask final : public Task {
   void check_config(const TrainConfig& config, std::string_view source) const override;
   void load_data(const TrainConfig& config, int64_t context_length, const BpeTokenizer& tokenizer) override;
   LanguageModel make_model(const ModelConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
-                      const std::string& source, const LessonSeeds& seeds) const override;
+                      const std::string& source, const LessonSeeds& seeds) override;
   bool continues_optimizer() const override { return true; }
   torch::Tensor batch_loss(LanguageModelImpl& model, const Batch& batch) const override;
   void end_epoch(Trainer& trainer, const TrainHooks& hooks) const override;

@@ -6,11 +6,16 @@
 namespace llm {
 
 std::pair<double, double> mean_over_ranks(ProcessGroup* group, double a, double b) {
-  if (group == nullptr) return {a, b};
-  auto shared = torch::tensor({a, b}, torch::kDouble);
+  const auto means = mean_over_ranks(group, std::vector<double>{a, b});
+  return {means[0], means[1]};
+}
+
+std::vector<double> mean_over_ranks(ProcessGroup* group, std::vector<double> values) {
+  if (group == nullptr || values.empty()) return values;
+  auto shared = torch::tensor(values, torch::kDouble);
   group->all_reduce_sum(shared);
   shared /= static_cast<double>(group->world_size());
-  return {shared[0].item<double>(), shared[1].item<double>()};
+  return std::vector<double>(shared.data_ptr<double>(), shared.data_ptr<double>() + shared.numel());
 }
 
 // One small all-reduce for both.

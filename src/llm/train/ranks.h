@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <utility>
+#include <vector>
 
 #include "llm/train/distributed.h"
 
@@ -11,8 +12,10 @@ namespace llm {
 // What the ranks of a data-parallel run agree on. Without a process group (a
 // single-process run) each returns its input as it is. Every rank must call them.
 
-/// The means of `a` and `b` over the ranks: each rank measured its share of a split.
+/// The means of `a` and `b` (of each value) over the ranks: each rank measured its
+/// share of a split.
 std::pair<double, double> mean_over_ranks(ProcessGroup* group, double a, double b);
+std::vector<double> mean_over_ranks(ProcessGroup* group, std::vector<double> values);
 
 /// The step's loss as the mean over the ranks, and whether any rank asked to stop:
 /// a stop requested on one rank stops all of them at the same step.

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "llm/train/classify_task.h"
+#include "llm/train/dpo_task.h"
 #include "llm/train/instruct_task.h"
 #include "llm/train/pretrain_task.h"
 #include "llm/train/trainer.h"
@@ -30,6 +31,7 @@ const std::vector<TaskEntry>& registry() {
       task_entry<PretrainTask>(),
       task_entry<ClassifyTask>(),
       task_entry<InstructTask>(),
+      task_entry<DpoTask>(),
   };
   return kTasks;
 }

@@ -30,7 +30,7 @@ struct TrainValSplit {
 };
 
 /// What a training run learns: pretraining (chapter 5), classification (chapter 6),
-/// instruction finetuning (chapter 7). A task builds its data and its model, gives the
+/// instruction finetuning (chapter 7), preference tuning (DPO, its bonus). A task builds its data and its model, gives the
 /// loss of a batch, and says what happens after each epoch; the Trainer runs any task
 /// through this interface and knows none of them by name. docs/architecture.md shows
 /// how to add one.
@@ -38,7 +38,7 @@ class Task {
  public:
   virtual ~Task() = default;
 
-  /// The run config's "task" value ("pretrain", "classify", "instruct").
+  /// The run config's "task" value ("pretrain", "classify", "instruct", "dpo").
   virtual std::string_view name() const = 0;
   /// What a step that runs it does, for messages ("pretrains").
   virtual std::string_view does() const = 0;
@@ -60,7 +60,7 @@ class Task {
   /// its family's load_weights reads; `source` names it), made what this task trains, each
   /// draw after the seed the lesson sets before it.
   virtual LanguageModel make_model(const ModelConfig& model_config, const TrainConfig& config, const NamedTensors& weights,
-                              const std::string& source, const LessonSeeds& seeds) const = 0;
+                              const std::string& source, const LessonSeeds& seeds) = 0;
   /// Gives a model the shape make_model gives it (a head, a LoRA), for a checkpoint's
   /// weights to load into; what it draws is overwritten by them.
   virtual void shape_model(LanguageModelImpl& /*model*/, const TrainConfig& /*config*/) const {}
@@ -70,6 +70,21 @@ class Task {
 
   /// The loss of one batch, with autograd as the caller has it.
   virtual torch::Tensor batch_loss(LanguageModelImpl& model, const Batch& batch) const = 0;
+  /// What an evaluation reports of each split besides its loss, by name (DPO's
+  /// "chosen_reward" and "rejected_reward"); none by default.
+  virtual std::vector<std::string> figure_names() const { return {}; }
+  /// A batch's loss and figures as one 1-D tensor, [loss, figure...], each the mean
+  /// over the batch; the caller turns autograd off.
+  virtual torch::Tensor batch_figures(LanguageModelImpl& model, const Batch& batch) const {
+    return batch_loss(model, batch).reshape({1});
+  }
+
+  /// What a checkpoint keeps of the task besides the model it trains (under "task/"):
+  /// DPO's reference model, named by its file and its fingerprint, not copied.
+  virtual NamedTensors state() const { return {}; }
+  /// A resumed run's task takes its checkpoint's state back (the "task/" entries,
+  /// without the prefix) before make_model; `source` names the checkpoint in errors.
+  virtual void restore_state(const NamedTensors& /*state*/, const std::string& /*source*/) {}
   /// What a batch adds to the run's count of what it has seen, and the count's unit on
   /// the progress line: tokens, or examples for a classifier.
   virtual int64_t seen(const Batch& batch) const { return batch.inputs.numel(); }

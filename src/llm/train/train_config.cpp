@@ -55,6 +55,9 @@ const std::vector<ConfigField<TrainConfig>>& train_settings() {
       {"prompt_style", &TrainConfig::prompt_style, "To instruct: the prompt template, alpaca (the lesson) or phi3"},
       {"mask_instructions", &TrainConfig::mask_instructions,
        "To instruct: no loss on the prompt's tokens (exercise 7.2)"},
+      {"beta", &TrainConfig::beta, "DPO: how strongly the loss holds the policy to the reference (the lesson: 0.1)"},
+      {"reference", &TrainConfig::reference,
+       "DPO: the frozen reference model's weights (empty: the weights the policy starts from)"},
       {"lora_rank", &TrainConfig::lora_rank,
        "LoRA (appendix E): rank of the low-rank update added to every Linear, which alone trains (0: no LoRA)"},
       {"lora_alpha", &TrainConfig::lora_alpha, "LoRA: the update is scaled by lora_alpha / lora_rank"},
@@ -104,6 +107,7 @@ void TrainConfig::validate(std::string_view source) const {
   if (max_length < 0) fail("max_length", ">= 0 (0: the longest training text)", max_length);
   if (lora_rank < 0) fail("lora_rank", ">= 0 (0: no LoRA)", lora_rank);
   if (!(lora_alpha > 0.0 && std::isfinite(lora_alpha))) fail("lora_alpha", "positive", lora_alpha);
+  if (!(beta > 0.0 && std::isfinite(beta))) fail("beta", "positive", beta);
   if (prompt_style != "alpaca" && prompt_style != "phi3") {
     fail("prompt_style", "\"alpaca\" or \"phi3\"", quoted(prompt_style));
   }
@@ -111,7 +115,7 @@ void TrainConfig::validate(std::string_view source) const {
   // The settings are saved as JSON in every checkpoint and metrics file, and JSON
   // holds UTF-8 only: a file name or text that is not would cost the run its results.
   for (const auto& [key, text] : {std::pair<const char*, const std::string&>{"model", model}, {"tokenizer", tokenizer},
-                                  {"data", data}, {"val_data", val_data}, {"start_context", start_context},
+                                  {"data", data}, {"val_data", val_data}, {"start_context", start_context}, {"reference", reference},
                                   {"out_dir", out_dir}}) {
     check_utf8(text, fmt::format("{}: {}", source, key));
   }

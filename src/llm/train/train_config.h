@@ -19,7 +19,8 @@ namespace llm {
 struct TrainConfig {
   /// What the GPT learns, a Task's name (task.h): "pretrain", the next token (chapter
   /// 5), "classify", a class per text from a classification head (chapter 6), or
-  /// "instruct", the responses to instructions (chapter 7).
+  /// "instruct", the responses to instructions (chapter 7), or "dpo", preferred over
+  /// rejected responses (the ch07/04 bonus).
   std::string task = "pretrain";
   /// The model config (JSON); a relative path is looked up beside the run config,
   /// then in configs/.
@@ -30,7 +31,8 @@ struct TrainConfig {
   std::string tokenizer = "gpt2";
   /// The training text; a relative path that does not exist is looked up in the data
   /// folder. To classify: the folder of train.csv, validation.csv and test.csv. To
-  /// instruct: a JSON list of instruction entries (instruction-data.json).
+  /// instruct: a JSON list of instruction entries (instruction-data.json); for DPO,
+  /// entries with "chosen" and "rejected" responses too.
   std::string data = "the-verdict.txt";
   /// Pretraining: a separate validation text or token file (tools/prepare), read as
   /// `data` is; empty: the last 1 - train_ratio of `data` validates.
@@ -97,6 +99,15 @@ struct TrainConfig {
   std::string prompt_style = "alpaca";
   /// Exercise 7.2: no loss on the prompt's tokens, only on the response's.
   bool mask_instructions = false;
+
+  // Preference tuning (task "dpo", the ch07/04 bonus).
+  /// DPO's beta: how strongly the loss holds the policy to the reference (the
+  /// notebook's 0.1; the course suggests 0.1 to 0.5).
+  double beta = 0.1;
+  /// The frozen reference model's weights (a state dict the model's family reads);
+  /// empty: the weights the policy starts from (--load-state-dict), or, without
+  /// them, the seed's.
+  std::string reference;
 
   // LoRA (appendix E).
   /// Rank of the LoRA added to every Linear layer; the model's own weights are then

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <tuple>
+#include <utility>
 
 #include "llm/model/generate.h"
 #include "llm/train/adamw.h"
@@ -209,10 +210,21 @@ StepRecord Trainer::step_record(double step_loss, double seconds, const Training
 EvalRecord Trainer::evaluate() {
   EvalRecord record;
   model_->eval();
-  const double train_loss = calc_loss_loader(*model_, *train_loader_, config_.eval_iter, batch_loss_);
-  const double val_loss = calc_loss_loader(*model_, *val_loader_, config_.eval_iter, batch_loss_);
+  const auto figures = [task = task_.get()](LanguageModelImpl& model, const Batch& batch) {
+    return task->batch_figures(model, batch);
+  };
+  auto values = calc_figures_loader(*model_, *train_loader_, config_.eval_iter, figures);  // [loss, figure...]
+  const auto val = calc_figures_loader(*model_, *val_loader_, config_.eval_iter, figures);
   model_->train();
-  std::tie(record.train_loss, record.val_loss) = mean_over_ranks(group_.get(), train_loss, val_loss);
+  const size_t per_split = values.size();
+  values.insert(values.end(), val.begin(), val.end());
+  values = mean_over_ranks(group_.get(), std::move(values));
+  record.train_loss = values[0];
+  record.val_loss = values[per_split];
+  const auto names = task_->figure_names();
+  for (const auto& [split, at] : {std::pair<const char*, size_t>{"train", 0}, {"val", per_split}}) {
+    for (size_t k = 0; k < names.size(); ++k) record.figures.emplace_back(fmt::format("{}_{}", split, names[k]), values[at + 1 + k]);
+  }
   record.step = progress_.step - 1;
   record.epoch = progress_.epoch + 1;
   record.epochs_seen =
@@ -246,10 +258,12 @@ int64_t Trainer::total_steps() const {
   return config_.max_steps > 0 ? std::min(all, config_.max_steps) : all;
 }
 
-NamedTensors Trainer::checkpoint() const { return checkpoint_archive(*model_, *optimizer_, config_, progress_); }
+NamedTensors Trainer::checkpoint() const {
+  return checkpoint_archive(*model_, *optimizer_, config_, progress_, task_->state());
+}
 
 void Trainer::save_checkpoint() const {
-  llm::save_checkpoint(checkpoint_path(), *model_, *optimizer_, config_, progress_);
+  llm::save_checkpoint(checkpoint_path(), *model_, *optimizer_, config_, progress_, task_->state());
 }
 
 }  // namespace llm

@@ -15,6 +15,7 @@ std::unique_ptr<Trainer> make_trainer(const TrainingRun& run, std::shared_ptr<Ta
   auto config = run.config;
   task->adapt_config(config);
   const LessonSeeds seeds(config.seed);
+  if (run.resumed()) task->restore_state(with_prefix_removed(run.checkpoint, "task/"), run.checkpoint_path);
   auto model = task->make_model(run.model_config, config, run.initial_weights, run.initial_weights_path, seeds);
   auto trainer = std::make_unique<Trainer>(std::move(config), task, std::move(model), tokenizer, device,
                                            std::move(group));

@@ -4,7 +4,8 @@
 # train_model_dpo_simple gives (the notebook's settings, then beta 0.5 with LoRA, then
 # no prompt mask), and prints the notebook's split and lines on its data; a run
 # stopped and resumed ends where one that was not does; a checkpoint names its
-# reference instead of holding it, and refuses to resume once that file has changed.
+# reference instead of holding it, and refuses to resume once that file has changed;
+# Ctrl-C stops a run with a checkpoint that resumes.
 #
 #   dpo_run.sh BIN_DIR PYTHON WORK_DIR
 set -uo pipefail
@@ -80,4 +81,21 @@ cp "$work/part.pth" "$work/reference.pth"
 status=$?
 [ "$status" -eq 1 ] && grep -q "was made with another reference model: the weights of '$work/reference.pth' have changed" \
   "$work/changed.log" || fail "a changed reference was not refused (exit $status): $(tail -2 "$work/changed.log")"
+# Ctrl-C stops a DPO run at a step with a checkpoint, which resumes.
+"${quick[@]}" --num-epochs 100 --out-dir "$work/interrupted" >"$work/interrupted.log" 2>"$work/interrupted.err" &
+pid=$!
+for _ in $(seq 600); do
+  grep -q "Step 000002" "$work/interrupted.log" 2>/dev/null && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+kill -INT "$pid"
+wait "$pid"
+status=$?
+[ "$status" -eq 130 ] && grep -q "stopped by SIGINT (Ctrl-C) after step [0-9]*; continue with --resume" "$work/interrupted.err" ||
+  fail "Ctrl-C: exit $status, $(cat "$work/interrupted.err")"
+"$bin/ch07-07-dpo" --resume "$work/interrupted/checkpoint.pt" --num-epochs 2 --max-steps 12 --no-plot \
+  --max-new-tokens 2 >"$work/resumed.log" || fail "resuming the interrupted run: $(tail -2 "$work/resumed.log")"
+grep -q "^Resuming at step" "$work/resumed.log" || fail "no resume line: $(head -12 "$work/resumed.log")"
+
 echo "OK: the DPO bonus equals its notebook's PyTorch, a resumed run the uninterrupted one, and the reference is named"

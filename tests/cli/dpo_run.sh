@@ -81,6 +81,13 @@ cp "$work/part.pth" "$work/reference.pth"
 status=$?
 [ "$status" -eq 1 ] && grep -q "was made with another reference model: the weights of '$work/reference.pth' have changed" \
   "$work/changed.log" || fail "a changed reference was not refused (exit $status): $(tail -2 "$work/changed.log")"
+# Finetuned weights given without a run config: the notebook's settings, GPT-2 355M
+# (which the small model's weights do not fit).
+"$bin/ch07-07-dpo" --load-state-dict "$work/sft.pth" --out-dir "$work/notebook" --no-plot >"$work/notebook.log" 2>&1
+status=$?
+[ "$status" -eq 1 ] && grep -q "sft.pth': 'tok_emb.weight' has shape \[50257, 64\], expected \[50257, 1024\]" \
+  "$work/notebook.log" || fail "--load-state-dict alone is not the notebook's 355M run (exit $status): $(tail -2 "$work/notebook.log")"
+
 # Ctrl-C stops a DPO run at a step with a checkpoint, which resumes.
 "${quick[@]}" --num-epochs 100 --out-dir "$work/interrupted" >"$work/interrupted.log" 2>"$work/interrupted.err" &
 pid=$!

@@ -84,7 +84,7 @@ llm_cli_test(ch06-04:bad-trainable 2 "trainable must be \"last-block\", \"head\"
              COMMAND ch06-04-finetune ${CLASSIFY} --trainable most)
 llm_cli_test(ch06-04:bad-class-token 2 "class_token must be \"last\" or \"first\", got \"middle\""
              COMMAND ch06-04-finetune ${CLASSIFY} --class-token middle)
-llm_cli_test(ch06-04:bad-task 2 "task must be \"pretrain\", \"classify\" or \"instruct\", got \"regress\""
+llm_cli_test(ch06-04:bad-task 2 "task must be \"pretrain\", \"classify\", \"instruct\" or \"dpo\", got \"regress\""
              COMMAND ch06-04-finetune ${CLASSIFY} --task regress)
 llm_cli_test(ch06-04:negative-lora-rank 2 "lora_rank must be >= 0 \\(0: no LoRA\\), got -1"
              COMMAND ch06-04-finetune ${CLASSIFY} --lora-rank -1)

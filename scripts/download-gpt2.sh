@@ -12,8 +12,10 @@
 # The download goes to FILE.part, shows curl's progress, continues a .part left by
 # an interrupted run (or starts over when the server cannot resume), and becomes FILE
 # only once it is whole: its size is the server's Content-Length, and its SHA-256 is
-# the pinned one when one is known (LLM_GPT2_SHA256 pins it by hand). Otherwise the
-# hash is written to FILE.sha256 on first download and checked on every later run.
+# the pinned one when one is known (LLM_GPT2_SHA256_<SIZE>, e.g. LLM_GPT2_SHA256_124M,
+# pins it by hand for that size). Otherwise the hash is written to FILE.sha256 on
+# first download and checked on every later run. A present file whose hash does not
+# match is kept until a new download is whole and checked, and then replaced.
 #
 # LLM_MODELS_DIR changes the folder, LLM_GPT2_BASE_URL the server (for a mirror or
 # the tests).
@@ -44,7 +46,8 @@ esac
 # Pinned SHA-256 sums. None could be looked up where this script was written (no
 # access to the publishers' LFS pointers), so none is pinned yet: the size and the
 # hash recorded on first download guard the file instead (see the header).
-pinned="${LLM_GPT2_SHA256:-}"
+pin_name="LLM_GPT2_SHA256_$size"
+pinned="${!pin_name:-}"
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 use() {
@@ -63,8 +66,8 @@ if [ -f "$out" ]; then
     use
     exit 0
   fi
-  echo "$out: present but its SHA-256 is not the expected one; downloading it again" >&2
-  rm -f "$out" "$out.sha256"
+  echo "$out: present but its SHA-256 is not the expected one; downloading it again (it stays until the new" \
+    "file is whole and checked)" >&2
 fi
 command -v curl >/dev/null || { echo "download-gpt2.sh: curl is not installed (scripts/install-packages.sh)" >&2; exit 1; }
 mkdir -p "$(dirname "$out")" || exit 1
@@ -112,6 +115,6 @@ if [ -n "$pinned" ] && [ "$sum" != "$pinned" ]; then
   echo "download-gpt2.sh: $url has SHA-256 $sum, expected $pinned; removed" >&2
   exit 1
 fi
-echo "$sum" > "$out.sha256" && mv "$part" "$out" || exit 1
+echo "$sum" >"$out.sha256.part" && mv "$part" "$out" && mv "$out.sha256.part" "$out.sha256" || exit 1
 echo "$out: $got bytes, SHA-256 $sum"
 use

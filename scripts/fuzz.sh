@@ -4,7 +4,7 @@
 # committed corpus. Prints each target's executions and result; exits 1 if any
 # target crashed, with the input that did it.
 #
-#   scripts/fuzz.sh [-t SECONDS_PER_TARGET] [TARGET...]     (default: 60 s, all five)
+#   scripts/fuzz.sh [-t SECONDS_PER_TARGET] [TARGET...]     (default: 60 s, every target)
 #
 # The corpus each run grows is kept in build-fuzz/corpus/<target>/, so a later run
 # goes on from it; tests/fuzz/corpus/ holds only the seeds and the inputs that once
@@ -19,8 +19,8 @@ if [ "${1:-}" = "-t" ]; then
 fi
 case "$seconds" in '' | *[!0-9]*) echo "fuzz.sh: -t wants whole seconds, got '$seconds'" >&2; exit 2 ;; esac
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(bpe-roundtrip bpe-vocabulary config archive checkpoint safetensors zip csv email http token-file
-  instruction-data)
+[ ${#targets[@]} -gt 0 ] || targets=(bpe-roundtrip bpe-vocabulary tokenizer-json config hf-config archive checkpoint
+  safetensors zip csv email http token-file instruction-data)
 for target in "${targets[@]}"; do
   [ -d "tests/fuzz/corpus/$target" ] || { echo "fuzz.sh: no fuzz target '$target' (see tests/fuzz/)" >&2; exit 2; }
 done

@@ -12,10 +12,15 @@ import json
 import sys
 
 
+def plain(text):
+    """Text that matplotlib shows as it is: a "$" pair would start math mode."""
+    return text.replace("$", r"\$")
+
+
 def label(token):
     shown = token.replace("\n", "\\n").replace("\t", "\\t").lstrip(" ")
     shown = shown or "␣"
-    return shown if len(shown) <= 12 else shown[:11] + "…"
+    return plain(shown if len(shown) <= 12 else shown[:11] + "…")
 
 
 def main():
@@ -51,7 +56,7 @@ def main():
             if show_labels:
                 ax.set_xticklabels(tokens, rotation=90, fontsize=6)
                 ax.set_yticklabels(tokens, fontsize=6)
-    fig.suptitle(f"Attention weights: {maps['model']}"[:120], fontsize=9)
+    fig.suptitle(plain(f"Attention weights: {maps['model']}"[:120]), fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / height))  # the title's room above the grid
     try:
         fig.savefig(out, dpi=110)

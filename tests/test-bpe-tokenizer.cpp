@@ -1,5 +1,7 @@
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "helpers.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/prepare.h"
@@ -191,11 +193,15 @@ TEST_CASE("a text cut at a safe cut encodes to the ids of the whole") {
 TEST_CASE("encoding in parallel gives the one-thread ids of Moby Dick") {
   const auto* tokenizer = gpt2_or_skip();
   const std::string text = llm::read_text_file(llm::test::data_or_skip("moby-dick.txt"));
-  const auto expected = tokenizer->encode(text, {"<|endoftext|>"});
+  const auto expected = tokenizer->encode(text);
   for (const int threads : {2, 3, 8}) {
     INFO(threads << " threads");
     CHECK(llm::encode_in_parallel(*tokenizer, text, threads) == expected);
   }
+  // A document's literal <|endoftext|> is its text, never the separator's id.
+  const auto ids = llm::encode_in_parallel(*tokenizer, "a<|endoftext|>b", 1);
+  CHECK(std::find(ids.begin(), ids.end(), 50256) == ids.end());
+  CHECK(tokenizer->decode(ids) == "a<|endoftext|>b");
 }
 
 namespace {
@@ -268,6 +274,16 @@ TEST_CASE("prepare writes the one-thread ids of the documents joined by <|endoft
   llm::prepare_token_files(*tokenizer, options);
   CHECK(llm::TokenFile(options.out).ids() == tokenizer->encode(verdict));
   CHECK(llm::TokenFile(options.val_out).size() == static_cast<int64_t>(tokenizer->encode(moby).size()));
+
+  // A file's own "<|endoftext|>" is its text (nanoGPT's encode_ordinary): one document,
+  // no separator id.
+  write(dir / "literal.txt", "a<|endoftext|>b");
+  llm::PrepareOptions literal;
+  literal.inputs = {dir / "literal.txt"};
+  literal.out = dir / "literal.bin";
+  const auto one = llm::prepare_token_files(*tokenizer, literal);
+  CHECK(one.train.documents == 1);
+  CHECK(llm::TokenFile(literal.out).ids() == tokenizer->encode("a<|endoftext|>b"));
 }
 
 TEST_CASE("prepare refuses bad input naming it, and a stopped or failed run leaves no file") {
@@ -307,4 +323,11 @@ TEST_CASE("prepare refuses bad input naming it, and a stopped or failed run leav
     CHECK(entry.path().filename().string().rfind("out", 0) != 0);
     CHECK(entry.path().filename().string().rfind(".out", 0) != 0);
   }
+  // What a SIGKILLed run left half-written beside the output is removed by the next.
+  write(dir / ".out.bin.Ab12Cd", "half a file");
+  options.inputs = {dir / "good.txt"};
+  options.block_bytes = llm::PrepareOptions().block_bytes;
+  const auto files = llm::prepare_token_files(*tokenizer, options);
+  CHECK(files.removed_partials == 1);
+  CHECK_FALSE(std::filesystem::exists(dir / ".out.bin.Ab12Cd"));
 }

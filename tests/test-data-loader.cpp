@@ -123,6 +123,12 @@ TEST_CASE("a token file holds its ids and header, and a bad one is refused namin
   llm::write_file_atomic(dir / "text.bin", "Every effort moves you");
   CHECK(!llm::is_token_file(dir / "text.bin"));
   CHECK_THROWS_WITH(llm::TokenFile(dir / "text.bin"), Catch::Contains("does not start with a token file's header"));
+  // An id beyond the vocabulary (a forged or damaged file) is named where it lies.
+  auto forged = bytes;
+  forged.replace(forged.size() - 2, 2, "\xff\xff");
+  llm::write_file_atomic(dir / "forged.bin", forged);
+  CHECK_THROWS_WITH(llm::TokenFile(dir / "forged.bin").ids(),
+                    Catch::Contains("forged.bin': id 65535 at position 299 is not in its vocabulary of"));
   bytes.replace(bytes.find("\"version\":1"), 11, "\"version\":9");
   llm::write_file_atomic(dir / "v9.bin", bytes);
   CHECK_THROWS_WITH(llm::TokenFile(dir / "v9.bin"), Catch::Contains("it is version 9, this program reads version 1"));

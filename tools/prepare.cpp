@@ -87,6 +87,9 @@ void print_summary(const llm::PrepareOptions& prepare, const llm::PreparedFiles&
   print_file("Tokens", prepare.out, files.train);
   if (validation) print_file("Validation", prepare.val_out, files.val);
   if (files.empty_files > 0) fmt::print("Left out: {} empty files\n", files.empty_files);
+  if (files.removed_partials > 0) {
+    fmt::print("Removed: {} half-written files that a killed run left beside the outputs\n", files.removed_partials);
+  }
   fmt::print("Time: {:.1f} s, {:.1f} MB/s on {} threads\n", seconds, static_cast<double>(bytes) / 1e6 / seconds,
              prepare.threads);
   fmt::print("Train on it: ch05-02-train --data {}{} --sampling random --max-steps N\n", prepare.out.string(),

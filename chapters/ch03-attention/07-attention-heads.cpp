@@ -9,7 +9,6 @@
 #include <iterator>
 #include <vector>
 #include <filesystem>
-#include <stdlib.h>
 
 #include "attention_heads_page.h"  // kAttentionHeadsPage, generated from attention-heads.html
 #include "attention_maps.h"        // the page's data
@@ -79,45 +78,14 @@ void print_standouts(const llm::AttentionMaps& maps) {
   }
 }
 
-// A folder of temporary files, removed with everything in it.
-class TempFolder {
- public:
-  TempFolder() {
-    auto pattern = (std::filesystem::temp_directory_path() / "attention-heads.XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw llm::Error(fmt::format("cannot make a folder {}", pattern));
-    path_ = pattern;
-  }
-  ~TempFolder() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-  std::filesystem::path operator/(const char* name) const { return path_ / name; }
-
- private:
-  std::filesystem::path path_;
-};
-
-// --png: scripts/plot_attention.py draws the maps' JSON in a temporary folder, and the
-// picture is then written in place whole (write_file_atomic).
+// --png: scripts/plot_attention.py draws the maps' JSON, and the picture replaces
+// `out` whole (run_script_into).
 void draw_png(const std::string& json, const std::string& layer, const std::string& out) {
-  const TempFolder folder;
+  const llm::TempFolder folder("attention-heads");
   llm::write_file_atomic(folder / "maps.json", json);
-  const int status = llm::run_process({llm::python3(), llm::script_file("plot_attention.py").string(),
-                                       (folder / "maps.json").string(), layer, (folder / "heads.png").string()},
-                                      folder / "stderr");
-  if (status != 0) {
-    std::error_code ignored;
-    const auto said = std::filesystem::exists(folder / "stderr", ignored) ? llm::read_file(folder / "stderr") : "";
-    throw llm::Error(fmt::format("--png '{}': not drawn: {}", out,
-                                 said.empty() ? "scripts/plot_attention.py needs python3 with matplotlib"
-                                              : llm::one_line(said)));
-  }
-  try {
-    llm::write_file_atomic(out, llm::read_file(folder / "heads.png"));
-  } catch (const llm::Error& e) {
-    throw llm::Error(fmt::format("--png: {}", e.what()));
+  if (const auto why = llm::run_script_into("plot_attention.py", {(folder / "maps.json").string(), layer}, out);
+      !why.empty()) {
+    throw llm::Error(fmt::format("--png '{}': not drawn: {}", out, why));
   }
   fmt::print("Heatmaps: {}\n", out);
 }

@@ -23,6 +23,12 @@ AttentionMaps record_attention_maps(LanguageModelImpl& model, const BpeTokenizer
   }
   for (const auto id : maps.ids) maps.tokens.push_back(utf8_replace_invalid(tokenizer.token_bytes(id)));
   maps.weights = model.attention_weights(torch::tensor(maps.ids, torch::kLong).unsqueeze(0));
+  // A NaN or inf weight makes NaN maps, which would summarize as "most focused".
+  if (const auto bad = torch::nonzero(~torch::isfinite(maps.weights)); bad.size(0) > 0) {
+    throw Error(fmt::format("{}: the attention weights of layer {}, head {} are not finite; the model's weights hold "
+                            "NaN or inf",
+                            model_label, bad[0][0].item<int64_t>(), bad[0][1].item<int64_t>()));
+  }
   maps.kv_groups = shape.kv_heads;
   maps.model = std::move(model_label);
   return maps;

@@ -3,8 +3,10 @@
 // chat API (POST /api/chat, model llama3, the lesson's options) with the lesson's
 // prompt, and the integer it answers is the entry's score from 0 to 100. An answer
 // that is not a number is reported and left out, as in the lesson; so is an entry the
-// server does not answer in time or breaks off. Then "Number of scores: 110 of 110"
-// and the average.
+// server does not answer in time (--timeout bounds the whole exchange), breaks off,
+// answers at too great a length or with what is not Ollama's. Then "Number of scores:
+// 110 of 110" and the average. What the server says reaches the terminal with its
+// control characters escaped.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -18,6 +20,7 @@
 #include "llm/util/error.h"
 #include "llm/util/interrupt.h"
 #include "llm/util/progress.h"
+#include "llm/util/utf8.h"
 
 namespace {
 
@@ -70,24 +73,28 @@ std::vector<int64_t> generate_model_scores(const std::vector<llm::InstructionEnt
   llm::ProgressLine bar(show_progress);
   const auto started = std::chrono::steady_clock::now();
   std::vector<int64_t> scores;
+  const auto stopped = [&](size_t done) {
+    bar.clear();
+    return llm::Stopped(fmt::format("stopped by {} after {} of {} entries", llm::StopOnSignal::signal_name(), done,
+                                    entries.size()),
+                        128 + llm::StopOnSignal::signal_number());
+  };
   for (size_t i = 0; i < entries.size(); ++i) {
-    if (llm::StopOnSignal::requested()) {
-      bar.clear();
-      throw llm::Error(fmt::format("stopped after {} of {} entries", i, entries.size()));
-    }
+    if (llm::StopOnSignal::requested()) throw stopped(i);
     std::string answer;
     try {
       answer = scorer.ask(llm::score_prompt(entries[i]));
     } catch (const llm::HttpError& e) {  // one entry lost; the next may be answered
+      if (e.kind == llm::HttpError::Kind::kStopped) throw stopped(i);
       bar.clear();
-      fmt::print("Could not score entry {}: {}\n", i, e.what());
+      fmt::print("Could not score entry {}: {}\n", i, llm::printable(e.what()));
       continue;
     }
     if (const auto score = llm::parse_score(answer)) {
       scores.push_back(*score);
     } else {
       bar.clear();
-      fmt::print("Could not convert score: {}\n", answer);
+      fmt::print("Could not convert score: {}\n", llm::printable(llm::shortened(answer, 200)));
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     bar.update("Scoring entries: " + llm::format_count_progress(static_cast<int64_t>(i + 1),
@@ -108,8 +115,8 @@ int main(int argc, char** argv) {
       "host", "Where Ollama listens", cxxopts::value<std::string>()->default_value("localhost"))(
       "port", "Ollama's port", cxxopts::value<int64_t>()->default_value("11434"))(
       "model", "The model that scores", cxxopts::value<std::string>()->default_value("llama3"))(
-      "timeout", "Seconds to wait for the connection and for each part of an answer",
-      cxxopts::value<double>()->default_value("30"))(
+      "timeout", "Seconds one question may take, from the connection to the answer's last byte",
+      cxxopts::value<double>()->default_value("120"))(
       "query", "Only ask this one question and print the answer (the lesson's \"What do Llamas eat?\")",
       cxxopts::value<std::string>(), "TEXT")(
       "progress", "The progress bar: auto (on a terminal), always or never",
@@ -119,7 +126,7 @@ int main(int argc, char** argv) {
     const auto scorer = scorer_from_flags(args);
     const bool show_progress = llm::cli::progress_flag(args);
     if (args.count("query") != 0) {
-      fmt::print("{}\n", scorer.ask(args["query"].as<std::string>()));
+      fmt::print("{}\n", llm::printable(scorer.ask(args["query"].as<std::string>())));
       return;
     }
     const auto path = args["responses"].as<std::string>();

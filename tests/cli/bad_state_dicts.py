@@ -1,6 +1,7 @@
 """Writes state dicts that do not fit configs/micro.json's model, from the one that
 does (tests/golden/micro-state-dict.pt): one key missing, one key too many, one
-tensor of the wrong shape, and one of the wrong dtype. Also two damaged checkpoints,
+tensor of the wrong shape, one of the wrong dtype, and one that fits but holds a NaN.
+Also two damaged checkpoints,
 from the tiny one of the fuzz corpus: cut in half, and with one byte flipped.
 
     bad_state_dicts.py OUT_DIR
@@ -20,8 +21,11 @@ del missing["final_norm.shift"]
 extra = dict(good, **{"trf_blocks.1.norm1.scale": torch.ones(16)})
 mis_shaped = dict(good, **{"pos_emb.weight": torch.zeros(9, 16)})
 wrong_dtype = dict(good, **{"out_head.weight": torch.zeros(100, 16, dtype=torch.long)})
+nan_weight = dict(good)
+nan_weight["trf_blocks.0.att.W_query.weight"] = good["trf_blocks.0.att.W_query.weight"].clone()
+nan_weight["trf_blocks.0.att.W_query.weight"][0, 0] = float("nan")
 for name, state in [("missing-key", missing), ("extra-key", extra), ("mis-shaped", mis_shaped),
-                    ("wrong-dtype", wrong_dtype)]:
+                    ("wrong-dtype", wrong_dtype), ("nan-weight", nan_weight)]:
     torch.save(state, out / f"{name}.pt")
 
 checkpoint = (root / "tests" / "fuzz" / "corpus" / "checkpoint" / "seed-tiny").read_bytes()

@@ -95,6 +95,10 @@ llm_compare_test(ch05-02-clip-during-warmup ch05-02-train ${TINY_RUN} --max-step
 # before is kept.
 llm_cli_test(ch05-02:nan-loss-stops 1 "step [0-9]+ \\(epoch 1\\): the training loss is (nan|inf|-inf). stopping. The last checkpoint, '.*nan/checkpoint.pt', is kept as it was"
              NEEDS ${VERDICT} ${GPT2} COMMAND ch05-02-train ${TINY_RUN} --lr 1e30 --checkpoint-every 1 --max-steps 30 --out-dir ${RUNS}/nan --overwrite)
+# ... and a run stopped before its first checkpoint says it has none.
+llm_cli_test(ch05-02:nan-loss-before-any-checkpoint 1 "the training loss is (nan|inf|-inf). stopping. No checkpoint was written yet"
+             NEEDS ${VERDICT} ${GPT2} COMMAND ch05-02-train ${TINY_RUN} --lr 1e30 --checkpoint-every 1000 --eval-freq 1000
+             --max-steps 30 --out-dir ${RUNS}/nan-fresh --overwrite)
 
 # Data-parallel training on loopback (c10d, Gloo): 2 ranks = 1 process at twice the
 # batch, ranks identical, a dead rank stops the other with a clear error.

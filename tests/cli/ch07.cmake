@@ -53,7 +53,7 @@ llm_cli_test(ch07-06:lesson-first-batch 0 "^torch.Size\\(\\[8, 77\\]\\) torch.Si
 add_test(NAME cli:ch07:evaluate:fake-ollama
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/ollama_fake.sh ${BIN} ${PYTHON_TORCH} ${CMAKE_CURRENT_BINARY_DIR}/ollama
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-set_tests_properties(cli:ch07:evaluate:fake-ollama PROPERTIES LABELS cli TIMEOUT 120)
+set_tests_properties(cli:ch07:evaluate:fake-ollama PROPERTIES LABELS "cli;robustness" TIMEOUT 120)
 
 # Bad input: one line naming it.
 set(INSTRUCT --train-config ${CFG}/train-instruct-quick.json --out-dir ${CMAKE_CURRENT_BINARY_DIR}/instruct-bad)

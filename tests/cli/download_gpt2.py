@@ -7,7 +7,8 @@ Serves a generated file (with Range support, or without it) and checks that the
 script: downloads it whole to models/gpt2-124m/model.safetensors with its SHA-256;
 says it is present on a second run; continues a .part left by an interrupted run,
 and starts over when the server cannot continue; refuses a file whose SHA-256 is not
-the pinned one, leaving nothing behind; and, with the server gone, says what to do.
+the pinned one, leaving nothing behind and keeping a file already there; reads a
+pin for its own size only; and, with the server gone, says what to do.
 The server stops with the test.
 """
 import functools
@@ -61,11 +62,11 @@ def main():
         models = pathlib.Path(tmp)
         out = models / "gpt2-124m" / "model.safetensors"
 
-        def run(*args, pinned=None, url=base):
-            env = dict(os.environ, LLM_MODELS_DIR=str(models), LLM_GPT2_BASE_URL=url)
-            env.pop("LLM_GPT2_SHA256", None)
+        def run(*args, pinned=None, url=base, pin_size="124M"):
+            env = {k: v for k, v in os.environ.items() if not k.startswith("LLM_GPT2_SHA256")}
+            env.update(LLM_MODELS_DIR=str(models), LLM_GPT2_BASE_URL=url)
             if pinned:
-                env["LLM_GPT2_SHA256"] = pinned
+                env["LLM_GPT2_SHA256_" + pin_size] = pinned
             return subprocess.run(["bash", str(SCRIPT), *args], capture_output=True, text=True, env=env, timeout=120)
 
         def check(what, ok, result):
@@ -97,11 +98,21 @@ def main():
         check("wrong SHA-256", r.returncode == 1 and "expected " + "0" * 64 in r.stderr and not out.exists()
               and not part.exists() and len(r.stderr.strip().splitlines()) == 1, r)
 
+        # A wrong pin for the file already there: it stays (no network is needed to keep it).
+        r = run("124M", pinned=sha)
+        check("download again", r.returncode == 0 and out.read_bytes() == PAYLOAD, r)
+        r = run("124M", pinned="0" * 64, url="http://127.0.0.1:9")
+        check("wrong SHA-256, offline: the file kept", r.returncode == 1 and "cannot reach" in r.stderr
+              and out.read_bytes() == PAYLOAD and (out.parent / "model.safetensors.sha256").exists(), r)
+        r = run("124M", pinned="0" * 64, pin_size="355M")
+        check("another size's pin", r.returncode == 0 and "present, SHA-256 checked" in r.stdout, r)
+
         r = run("125M")
         check("bad size", r.returncode == 2 and "expected 124M, 355M, 774M or 1558M" in r.stderr, r)
 
         server.shutdown()
         server.server_close()
+        out.unlink()
         r = run("124M", url=base)
         check("offline", r.returncode == 1 and "cannot reach" in r.stderr and "--load-state-dict" in r.stderr, r)
     sys.exit(1 if failed else 0)

@@ -12,6 +12,12 @@ word after "score the model response `" picks the behaviour:
   slow     nothing for 5 seconds (longer than the client's --timeout)
   close    half an answer, then the connection closed
   error    Ollama's {"error": ...} object
+  deep     an error object nested 200,000 lists deep
+  drip     the score 50, one byte every half second (an answer that never ends in time)
+  huge     a chunked body without end (until the client leaves)
+  escape   the score 70 with terminal escapes (retitle, clear the screen) around it
+  garbage  a line that is not JSON
+  open     the score 60 with a Content-Length, the connection then left open 5 seconds
 Any other prompt gets "Llamas eat grass." in three streamed parts."""
 import json
 import re
@@ -45,12 +51,20 @@ class Handler(BaseHTTPRequestHandler):
         kind, number = (match.group(1), match.group(2)) if match else ("chat", None)
         if kind == "slow":
             time.sleep(5)
+        line = lambda text, done=False: (json.dumps({"model": body["model"], "message": {"role": "assistant",
+                                                     "content": text}, "done": done}) + "\n").encode()
+        if kind == "open":
+            data = line("6") + line("0", done=True)
+            self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
+                             + f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+            self.wfile.flush()
+            time.sleep(5)
+            self.close_connection = True
+            return
         self.send_response(200)
         self.send_header("Content-Type", "application/x-ndjson")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        line = lambda text, done=False: (json.dumps({"model": body["model"], "message": {"role": "assistant",
-                                                     "content": text}, "done": done}) + "\n").encode()
         if kind == "good":
             parts = [number[:1], number[1:], ""]
         elif kind == "words":
@@ -60,6 +74,30 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_RDWR)
             return
+        elif kind in ("deep", "garbage"):
+            self.chunk(b'{"error": ' + b"[" * 200000 + b"]" * 200000 + b"}\n" if kind == "deep" else b"<html>\n")
+            self.chunk(b"")
+            return
+        elif kind == "drip":
+            data = line("5", done=True)
+            try:
+                for i in range(len(data)):
+                    self.chunk(data[i:i + 1])
+                    time.sleep(0.5)
+                self.chunk(b"")
+            except OSError:
+                pass
+            return
+        elif kind == "huge":
+            block = line("9" * 65536)
+            try:
+                for _ in range(4096):  # 256 MB at most, far past the client's limit
+                    self.chunk(block)
+            except OSError:
+                pass
+            return
+        elif kind == "escape":
+            parts = ["\x1b]0;pwned\x07\x1b[2J7", "0", ""]
         elif kind == "error":
             self.chunk((json.dumps({"error": "model 'llama3' not found"}) + "\n").encode())
             self.chunk(b"")

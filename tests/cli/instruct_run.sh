@@ -38,6 +38,12 @@ grep -q "^Total trainable parameters after: 0$" "$work/run-3.log" || fail "no Lo
 
 # Stopped after 5 of 12 steps, then resumed: the same weights and losses.
 "${run[@]}" --data "$small" --eval-freq 2 --out-dir "$work/part" --max-steps 5 >/dev/null || fail "the first part"
+# LoRA layers cannot be added to a resumed run: its checkpoint's weights have none.
+"$bin/ch07-03-finetune" --resume "$work/part/checkpoint.pt" --lora-rank 4 --max-steps 0 --no-plot \
+  >"$work/lora.out" 2>"$work/lora.err"
+status=$?
+[ $status -eq 2 ] && grep -qF -- "--lora-rank: a resumed run keeps its model as the checkpoint has it (lora_rank 0), got 4" \
+  "$work/lora.err" || fail "--resume --lora-rank 4 exited $status: $(cat "$work/lora.err")"
 "$bin/ch07-03-finetune" --resume "$work/part/checkpoint.pt" --max-steps 0 --no-plot --save-outputs "$work/part.pt" \
   >/dev/null || fail "--resume"
 "${run[@]}" --data "$small" --eval-freq 2 --out-dir "$work/whole" --save-outputs "$work/whole.pt" \

@@ -31,7 +31,32 @@ echo "refused: $(cat "$dir/again.err")"
 "$bin/ch05-02-train" --resume "$checkpoint" --max-steps 4 >"$dir/resume.log" 2>&1 ||
   fail "--resume into its own folder was refused: $(tail -2 "$dir/resume.log")"
 grep -q "^Resuming at step 3 " "$dir/resume.log" || fail "did not resume at step 3: $(head -5 "$dir/resume.log")"
-echo "--overwrite replaced it, and --resume continued it"
+# What a resumed run cannot do: train past its end.
+resumed() {  # resumed CODE MESSAGE FLAGS...: --resume with FLAGS exits CODE saying MESSAGE on one line
+  local code="$1" message="$2"
+  shift 2
+  "$bin/ch05-02-train" --resume "$checkpoint" --no-plot "$@" >"$dir/resumed.out" 2>"$dir/resumed.err"
+  local status=$?
+  [ $status -eq "$code" ] && [ "$(wc -l <"$dir/resumed.err")" -eq 1 ] && grep -qF -- "$message" "$dir/resumed.err" ||
+    fail "--resume $* exited $status: $(cat "$dir/resumed.err")"
+  grep -q "^Ep " "$dir/resumed.out" && fail "--resume $* trained"
+}
+resumed 1 "checkpoint '$checkpoint': its run is complete, 0 epochs (4 steps); train on with a larger --num-epochs or --max-steps"
+resumed 2 "--max-steps 4: the checkpoint's run has done 0 epochs (4 steps); nothing is left to train" --max-steps 4
+echo "--overwrite replaced it, and --resume continued it, but not past its end"
+
+# A run begun in one folder with a relative out_dir, resumed from another: it goes on
+# in the checkpoint's folder, not in a new one named by the stored out_dir.
+mkdir -p "$dir/elsewhere"
+root="$PWD"
+(cd "$dir" && "$bin/ch05-02-train" --config "$root/configs/tiny.json" --no-plot --progress never --eval-freq 1000 \
+  --max-steps 2 --out-dir relative >"$dir/relative.log" 2>&1) || fail "the run in a relative folder: $(tail -2 "$dir/relative.log")"
+(cd "$dir/elsewhere" && "$bin/ch05-02-train" --resume ../relative/checkpoint.pt --max-steps 3 --no-plot \
+  >"$dir/elsewhere.log" 2>&1) || fail "resuming from another folder: $(tail -2 "$dir/elsewhere.log")"
+[ ! -e "$dir/elsewhere/relative" ] || fail "the resumed run wrote a new folder where it was started"
+/usr/bin/python3 -c "import sys, torch; assert int(torch.load(sys.argv[1])['progress/step']) == 3" \
+  "$dir/relative/checkpoint.pt" || fail "the resumed run did not go on in the checkpoint's folder"
+echo "resumed from another folder: went on in the checkpoint's"
 
 # Two runs at once: the second is refused while the first holds the folder.
 rm -rf "$out"

@@ -69,6 +69,13 @@ foreach(bad missing-key extra-key mis-shaped wrong-dtype)
     set_tests_properties(cli:${exe}:state-dict-${bad} PROPERTIES FIXTURES_REQUIRED bad_state_dicts)
   endforeach()
 endforeach()
+# Weights that fit but hold a NaN: the explorer names the head it cannot summarize
+# (the prompt's tokens are inside the micro model's 100).
+llm_cli_test(ch03-07-attention-heads:nan-weight 1
+             "the attention weights of layer 0, head 0 are not finite. the model's weights hold NaN or inf"
+             NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${BADCFG}/micro.json
+             --load-state-dict ${BAD_STATE_DICTS}/nan-weight.pt --prompt "A,B")
+set_tests_properties(cli:ch03-07-attention-heads:nan-weight PROPERTIES FIXTURES_REQUIRED bad_state_dicts)
 # Damaged checkpoints (also written by bad_state_dicts.py), and one of another model
 # (the fuzz corpus's tiny checkpoint: 12 tokens, context 4), for every executable
 # that reads a checkpoint.
@@ -106,7 +113,7 @@ llm_cli_test(ch05-02-train:checkpoint-of-other-model 1
 # A checkpoint taken mid-epoch, resumed on a split that makes other windows.
 llm_cli_test(ch05-14-other-llms:checkpoint-of-other-data 1 "checkpoint.pt' was made on other training data"
              NEEDS tokenizers/qwen3/tokenizer.json ${VERDICT} COMMAND ch05-14-other-llms
-             --resume ${RUNS}/ch05-14-resume/checkpoint.pt --train-ratio 0.5 --out-dir ${RUNS}/other-data)
+             --resume ${RUNS}/ch05-14-resume/checkpoint.pt --train-ratio 0.5 --max-steps 100 --out-dir ${RUNS}/other-data)
 set_tests_properties(cli:ch05-14-other-llms:checkpoint-of-other-data PROPERTIES FIXTURES_REQUIRED ch05-14-step-3)
 llm_cli_test(ch05-03-sampling:checkpoint-of-other-model 1 "GPT: token ids must be in 0..11"
              NEEDS ${GPT2} COMMAND ch05-03-sampling --checkpoint ${TINY_CHECKPOINT})
@@ -155,3 +162,42 @@ foreach(exe ch02-01-simple-tokenizer ch02-02-bpe-tokenizer ch02-03-train-bpe ch0
                NEEDS ${GPT2} COMMAND ${exe} --input ${RUNS}/huge.txt)
   set_tests_properties(cli:${exe}:input-beyond-memory PROPERTIES FIXTURES_REQUIRED huge_input)
 endforeach()
+
+# JSON nested a million deep (nlohmann's dump() and copies recurse once per level) and
+# a wrongly typed 10 MB string: one bounded line, never a crash (hostile_json.py).
+set(HOSTILE ${CMAKE_CURRENT_BINARY_DIR}/hostile-json)
+add_test(NAME cli:hostile-json:write COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/hostile_json.py ${HOSTILE})
+set_tests_properties(cli:hostile-json:write PROPERTIES LABELS cli FIXTURES_SETUP hostile_json)
+set(DEEP_MESSAGE "nested more than 64 levels deep at offset [0-9]+. expected at most 64$")
+foreach(exe ch04-06-gpt-model generate ch05-02-train)
+  llm_cli_test(${exe}:config-nested-deep 1 "config '${HOSTILE}/deep-config.json': ${DEEP_MESSAGE}" NEEDS ${GPT2}
+               COMMAND ${exe} --config ${HOSTILE}/deep-config.json)
+  llm_cli_test(${exe}:config-long-string 1 "emb_dim must be an integer, got \"x+\\.\\.\\.\\(\\+[0-9]+ bytes\\)$"
+               NEEDS ${GPT2} COMMAND ${exe} --config ${HOSTILE}/long-string-config.json)
+  set_tests_properties(cli:${exe}:config-nested-deep cli:${exe}:config-long-string PROPERTIES
+                       FIXTURES_REQUIRED hostile_json)
+endforeach()
+foreach(exe generate ch04-06-gpt-model)
+  llm_cli_test(${exe}:safetensors-shape-nested-deep 1
+               "safetensors header '${HOSTILE}/deep-shape.safetensors': ${DEEP_MESSAGE}" NEEDS ${GPT2}
+               COMMAND ${exe} --config ${BADCFG}/micro.json --load-state-dict ${HOSTILE}/deep-shape.safetensors)
+  set_tests_properties(cli:${exe}:safetensors-shape-nested-deep PROPERTIES FIXTURES_REQUIRED hostile_json)
+endforeach()
+llm_cli_test(ch07-01:data-nested-deep 1 "instruction data '${HOSTILE}/deep-instructions.json': ${DEEP_MESSAGE}"
+             COMMAND ch07-01-data --data ${HOSTILE}/deep-instructions.json)
+set_tests_properties(cli:ch07-01:data-nested-deep PROPERTIES FIXTURES_REQUIRED hostile_json)
+
+# Outputs: checked before the work (hours of responses are not generated for a folder
+# that is not there), never an input, never through a symbolic link (outputs.sh).
+llm_cli_test(ch07-04:out-folder-missing 1 "file '/nonexistent-folder/responses.json': folder '/nonexistent-folder' does not exist"
+             COMMAND ch07-04-responses --out /nonexistent-folder/responses.json)
+add_test(NAME cli:outputs:never-an-input-or-a-link
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/outputs.sh ${BIN} ${TINY_CHECKPOINT} ${RUNS}/outputs
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:outputs:never-an-input-or-a-link PROPERTIES LABELS "cli;robustness" SKIP_RETURN_CODE 77)
+
+# Output to a file or a pipe comes line by line (cli::run), in every step.
+add_test(NAME cli:ch07-03:output-line-by-line
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/line_buffered.sh ${BIN} ${RUNS}/line-buffered
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch07-03:output-line-by-line PROPERTIES LABELS "cli;robustness" SKIP_RETURN_CODE 77 TIMEOUT 180)

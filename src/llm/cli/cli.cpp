@@ -8,6 +8,8 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -15,14 +17,72 @@
 #include <optional>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 #include "llm/util/memory.h"
 #include "llm/util/progress.h"
+#include "llm/util/utf8.h"
 
 namespace llm::cli {
 namespace {
+
+// An error message as the terminal shows it: it may echo outside bytes (a file's
+// text, a server's answer), so its length is bounded and control characters escaped.
+std::string said(std::string_view message) { return printable(shortened(message, 2000)); }
+
+// The flags that name a file a program writes.
+constexpr std::array<std::string_view, 5> kOutputFlags = {"out", "html", "png", "save-state-dict", "save-outputs"};
+
+// A flag's value, given or its default; nullopt when the program has no such flag or
+// it has neither.
+std::optional<std::string> flag_value(const cxxopts::ParseResult& args, std::string_view flag) {
+  try {
+    const auto& value = args[std::string(flag)];
+    if (value.count() == 0 && !value.has_default()) return std::nullopt;
+    return value.as<std::string>();
+  } catch (const cxxopts::exceptions::exception&) {
+    return std::nullopt;  // a program without this flag
+  }
+}
+
+// Whether `path` lies in a folder the program makes itself (--out-dir, --output-dir)
+// that is not there yet: such a file is checked when it is written.
+bool in_folder_to_make(const std::filesystem::path& path, const cxxopts::ParseResult& args) {
+  std::error_code none;
+  if (std::filesystem::is_directory(path.parent_path().empty() ? "." : path.parent_path(), none)) return false;
+  const auto file = path.lexically_normal();
+  for (const auto flag : {"out-dir", "output-dir"}) {
+    const auto folder = flag_value(args, flag);
+    if (!folder || folder->empty()) continue;
+    const auto made = std::filesystem::path(*folder).lexically_normal();
+    if (std::mismatch(made.begin(), made.end(), file.begin(), file.end()).first == made.end()) return true;
+  }
+  return false;
+}
+
+// Every output file a flag names (given, or its default) checked before the work
+// starts: its folder takes files, it is no symlink or device, and it is no file that
+// another flag names, such as --checkpoint or --config (check_output_file).
+void check_output_flags(const cxxopts::ParseResult& args) {
+  const auto is_output = [](const std::string& key) {
+    return std::find(kOutputFlags.begin(), kOutputFlags.end(), key) != kOutputFlags.end();
+  };
+  std::vector<std::filesystem::path> inputs;
+  for (const auto& given : args.arguments()) {
+    if (!is_output(given.key()) && !given.value().empty()) inputs.emplace_back(given.value());
+  }
+  for (const auto flag : kOutputFlags) {
+    const auto path = flag_value(args, flag);
+    if (!path || in_folder_to_make(*path, args)) continue;
+    try {
+      check_output_file(*path, inputs);
+    } catch (const Error& e) {
+      throw Error(fmt::format("--{}: {}", flag, e.what()));
+    }
+  }
+}
 
 // cxxopts's message in plain quotes. A value that fails to parse is named with its
 // flag, which cxxopts leaves out.
@@ -148,8 +208,30 @@ std::string read_input_text(const std::string& path, double bytes_per_text_byte)
   return read_text_file(path);  // it names a missing or unreadable file
 }
 
+// What every program does before its work: the threads (no more than the cores; more
+// only wait on each other), the device, the seed, and the outputs checked.
+void set_up(const cxxopts::ParseResult& args) {
+  keep_freed_memory();
+  const int threads = args["threads"].as<int>();
+  if (threads < 1) {
+    throw cxxopts::exceptions::exception(fmt::format("--threads: expected a positive number, got {}", threads));
+  }
+  const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  if (threads > cores) {
+    throw cxxopts::exceptions::exception(
+        fmt::format("--threads: at most the machine's {} cores, got {}", cores, threads));
+  }
+  torch::set_num_threads(threads);
+  device(args);  // a bad --device is a flag error before anything runs
+  torch::manual_seed(seed(args));
+  check_output_flags(args);
+}
+
 int run(cxxopts::Options& options, int argc, char** argv,
         const std::function<void(const cxxopts::ParseResult&)>& body) {
+  // Each line leaves when it is printed, also into a file or a pipe: a long run's log
+  // shows its progress, and a killed run keeps what it printed.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
   const std::string program = options.program();
   auto logger = spdlog::stderr_color_st(program);
   logger->set_pattern("%n: %^%l%$: %v");
@@ -162,7 +244,7 @@ int run(cxxopts::Options& options, int argc, char** argv,
       throw cxxopts::exceptions::exception(fmt::format("unexpected argument '{}'", args.unmatched().front()));
     }
   } catch (const cxxopts::exceptions::exception& e) {
-    spdlog::error("{} (see --help)", flag_error(e, argc, argv));
+    spdlog::error("{} (see --help)", said(flag_error(e, argc, argv)));
     return kBadFlags;
   }
   if (args.count("help") != 0) {
@@ -170,40 +252,27 @@ int run(cxxopts::Options& options, int argc, char** argv,
     return kOk;
   }
   try {
-    keep_freed_memory();
-    const int threads = args["threads"].as<int>();
-    if (threads < 1) {
-      throw cxxopts::exceptions::exception(fmt::format("--threads: expected a positive number, got {}", threads));
-    }
-    // More threads than cores only wait on each other (10,000 of them start but crawl).
-    const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
-    if (threads > cores) {
-      throw cxxopts::exceptions::exception(
-          fmt::format("--threads: at most the machine's {} cores, got {}", cores, threads));
-    }
-    torch::set_num_threads(threads);
-    device(args);  // a bad --device is a flag error before anything runs
-    torch::manual_seed(seed(args));
+    set_up(args);
     body(args);
     return kOk;
   } catch (const cxxopts::exceptions::exception& e) {
-    spdlog::error("{} (see --help)", flag_error(e, argc, argv));
+    spdlog::error("{} (see --help)", said(flag_error(e, argc, argv)));
     return kBadFlags;
   } catch (const BadFlagValue& e) {
-    spdlog::error("{} (see --help)", e.what());
+    spdlog::error("{} (see --help)", said(e.what()));
     return kBadFlags;
   } catch (const Stopped& e) {
-    spdlog::warn("{}", e.what());
+    spdlog::warn("{}", said(e.what()));
     return e.exit_code;
   } catch (const Error& e) {
-    spdlog::error("{}", e.what());
+    spdlog::error("{}", said(e.what()));
   } catch (const c10::Error& e) {
-    spdlog::error("{}", out_of_memory_message(e.what_without_backtrace()).value_or(first_line(e.what_without_backtrace())));
+    spdlog::error("{}", said(out_of_memory_message(e.what_without_backtrace()).value_or(first_line(e.what_without_backtrace()))));
   } catch (const std::bad_alloc&) {
     spdlog::error("out of memory: the sizes asked for (flags, config or input) need more than this machine's {}",
                   format_bytes(static_cast<double>(physical_memory())));
   } catch (const std::exception& e) {
-    spdlog::error("{}", first_line(e.what()));
+    spdlog::error("{}", said(first_line(e.what())));
   }
   return kFailed;
 }

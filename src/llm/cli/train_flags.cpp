@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <type_traits>
 #include <variant>
@@ -149,6 +150,29 @@ TrainingRun new_run(const cxxopts::ParseResult& args, const std::string& untrain
   return run;
 }
 
+// What a resumed run cannot change: the model's LoRA layers (the checkpoint's weights
+// have them or not), and the end of a run that has reached it.
+void check_resumable(const TrainingRun& run, const TrainConfig& stored, const cxxopts::ParseResult& args) {
+  if (run.config.lora_rank != stored.lora_rank) {
+    throw cli::BadFlagValue(fmt::format("--lora-rank: a resumed run keeps its model as the checkpoint has it "
+                                        "(lora_rank {}), got {}",
+                                        stored.lora_rank, run.config.lora_rank));
+  }
+  const auto epoch = checkpoint_counter(run.checkpoint, "epoch", run.checkpoint_path);
+  const auto step = checkpoint_counter(run.checkpoint, "step", run.checkpoint_path);
+  const bool epochs_done = epoch >= run.config.num_epochs;
+  const bool steps_done = run.config.max_steps > 0 && step >= run.config.max_steps;
+  if (!epochs_done && !steps_done) return;
+  const auto done = fmt::format("{} epochs ({} steps)", epoch, step);
+  if (args.count("num-epochs") != 0 || args.count("max-steps") != 0) {
+    throw cli::BadFlagValue(fmt::format("{} {}: the checkpoint's run has done {}; nothing is left to train",
+                                        epochs_done ? "--num-epochs" : "--max-steps",
+                                        epochs_done ? run.config.num_epochs : run.config.max_steps, done));
+  }
+  throw Error(fmt::format("checkpoint '{}': its run is complete, {}; train on with a larger --num-epochs{}",
+                          run.checkpoint_path, done, steps_done ? " or --max-steps" : ""));
+}
+
 TrainingRun resumed_run(const cxxopts::ParseResult& args) {
   if (args.count("train-config") != 0 || args.count("config") != 0 || args.count("load-state-dict") != 0) {
     throw cli::BadFlagValue(
@@ -158,8 +182,15 @@ TrainingRun resumed_run(const cxxopts::ParseResult& args) {
   TrainingRun run;
   run.checkpoint_path = args["resume"].as<std::string>();
   run.checkpoint = load_checkpoint(run.checkpoint_path);
-  run.config = checkpoint_train_config(run.checkpoint, run.checkpoint_path);
+  const auto stored = checkpoint_train_config(run.checkpoint, run.checkpoint_path);
+  run.config = stored;
+  // The run goes on in the checkpoint's own folder, wherever the program is started
+  // (the out_dir stored in it is relative to where the run began, and could name any
+  // folder); --out-dir takes it elsewhere.
+  const auto folder = std::filesystem::path(run.checkpoint_path).parent_path();
+  run.config.out_dir = folder.empty() ? "." : folder.string();
   apply_train_flags(run.config, args);
+  check_resumable(run, stored, args);
   run.model_config = checkpoint_model_config(run.checkpoint, run.checkpoint_path);
   return run;
 }

@@ -17,6 +17,7 @@
 #include "llm/util/interrupt.h"
 #include "llm/util/process.h"
 #include "llm/util/show.h"
+#include "llm/util/utf8.h"
 
 namespace llm {
 
@@ -198,13 +199,10 @@ void report_run_folder(const cxxopts::ParseResult& args, const Trainer& trainer)
 void draw_plot(const cxxopts::ParseResult& args, const std::string& script, const std::vector<std::string>& inputs,
                const std::string& out) {
   if (args.count("no-plot") != 0) return;
-  std::vector<std::string> command = {python3(), script_file(script).string()};
-  command.insert(command.end(), inputs.begin(), inputs.end());
-  command.push_back(out);
-  if (run_process(command) == 0) {
+  if (const auto why = run_script_into(script, inputs, out); why.empty()) {
     fmt::print("Plot: {}\n", out);
   } else {
-    fmt::print("Plot: not drawn (scripts/{} needs python3 with matplotlib)\n", script);
+    fmt::print("Plot: not drawn ({})\n", printable(why));
   }
 }
 

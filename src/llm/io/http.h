@@ -21,10 +21,11 @@ struct HttpResponse {
 };
 
 /// Why an HTTP exchange failed, for a caller that treats the kinds differently: no
-/// server (connection refused, unknown host), or a server that did not answer in time
-/// or broke off. The message names the endpoint.
+/// server (connection refused, unknown host), a server that did not answer in time,
+/// broke off or sent too much, or a signal that asked the program to stop
+/// (StopOnSignal). The message names the endpoint.
 struct HttpError : std::runtime_error {
-  enum class Kind { kUnreachable, kTimeout, kBroken };
+  enum class Kind { kUnreachable, kTimeout, kBroken, kStopped };
   HttpError(Kind kind_, const std::string& message) : std::runtime_error(message), kind(kind_) {}
   Kind kind;
 };
@@ -36,9 +37,12 @@ struct HttpError : std::runtime_error {
 HttpResponse parse_http_response(const std::string& raw, const std::string& where);
 
 /// An HTTP/1.1 POST of `body` (Content-Type: application/json) to `path`, over plain
-/// TCP, with Connection: close; waits at most `timeout` for the connection and for
-/// each read. Throws HttpError; any status code is returned, not thrown.
+/// TCP, with Connection: close. The whole exchange, from the connection to the last
+/// byte of the answer, takes at most `timeout`, and the answer at most
+/// `max_answer_bytes`; the answer is read until it is whole (by Content-Length or
+/// its last chunk) or the server closes. Throws HttpError; any status code is
+/// returned, not thrown.
 HttpResponse http_post_json(const HttpEndpoint& endpoint, const std::string& path, const std::string& body,
-                            std::chrono::milliseconds timeout);
+                            std::chrono::milliseconds timeout, size_t max_answer_bytes = size_t{16} << 20);
 
 }  // namespace llm

@@ -263,8 +263,11 @@ std::string html_text(std::string_view html) {
       }
       if (replaced) continue;
       if (lower.compare(i, 2, "&#") == 0) {  // &#233; and &#xE9;
-        const size_t semicolon = lower.find(';', i);
-        if (semicolon != std::string::npos && semicolon - i <= 8) {
+        // Only the next 8 characters may hold the ';': a text of "&#" without one
+        // would otherwise be scanned to its end once per "&#".
+        const size_t window = std::string_view(lower).substr(i, 9).find(';');
+        const size_t semicolon = window == std::string_view::npos ? window : i + window;
+        if (semicolon != std::string::npos) {
           const bool hex = lower[i + 2] == 'x';
           const auto digits = lower.substr(i + (hex ? 3 : 2), semicolon - i - (hex ? 3 : 2));
           char* end = nullptr;

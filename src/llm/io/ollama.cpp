@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "llm/util/error.h"
+#include "llm/util/json.h"
+#include "llm/util/utf8.h"
 
 namespace llm {
 
@@ -34,18 +36,20 @@ std::string chat_reply(const HttpResponse& response, const std::string& where) {
     if (text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     nlohmann::json json;
     try {
-      json = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error&) {
-      throw Error(fmt::format("{}: line {} of the answer is not JSON; expected Ollama's streamed chat lines", where, line));
+      json = parse_json(text, fmt::format("line {} of the answer from", line), where);
+    } catch (const Error& e) {  // a broken answer costs its question, not the run
+      throw HttpError(HttpError::Kind::kBroken, e.what());
     }
     if (json.is_object() && json.contains("error")) {
-      throw Error(fmt::format("{}: Ollama says: {}", where, json["error"].is_string() ? json["error"].get<std::string>()
-                                                                                      : json["error"].dump()));
+      const auto& error = json["error"];
+      throw Error(fmt::format("{}: Ollama says: {}", where,
+                              error.is_string() ? shortened(error.get<std::string>(), 200) : json_excerpt(error)));
     }
     if (!json.is_object() || !json.contains("message")) continue;
     const auto& message = json["message"];
     if (!message.is_object() || !message.contains("content") || !message["content"].is_string()) {
-      throw Error(fmt::format("{}: line {} has a \"message\" without a string \"content\"", where, line));
+      throw HttpError(HttpError::Kind::kBroken,
+                      fmt::format("{}: line {} has a \"message\" without a string \"content\"", where, line));
     }
     reply += message["content"].get<std::string>();
   }

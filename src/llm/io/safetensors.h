@@ -16,7 +16,8 @@ namespace llm {
 /// strings.
 
 /// Whether `bytes` (a file's first bytes, at least 9) look like a safetensors file:
-/// a header length that fits, then '{'.
+/// an 8-byte header length, then '{'. Whether the length fits is read_safetensors's
+/// check, which names a bad one.
 bool looks_like_safetensors(std::string_view bytes);
 
 /// Reads the tensors of a safetensors file's bytes, in the order of their data,

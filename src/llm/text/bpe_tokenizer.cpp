@@ -10,6 +10,7 @@
 
 #include "llm/util/error.h"
 #include "llm/util/files.h"
+#include "llm/util/json.h"
 #include "llm/util/regex.h"
 #include "llm/util/utf8.h"
 
@@ -126,12 +127,7 @@ Error vocabulary_error(std::string_view name, const std::string& what) {
 // every single byte a token.
 void read_encoder(std::string_view encoder_json, std::string_view name, BpeVocabulary& vocabulary,
                   std::unordered_map<std::string, int64_t>& ids) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(encoder_json);
-  } catch (const nlohmann::json::exception& e) {
-    throw vocabulary_error(name, fmt::format("not valid JSON ({})", e.what()));
-  }
+  const auto json = parse_json(encoder_json, "vocabulary", name);
   if (!json.is_object() || json.empty()) throw vocabulary_error(name, "expected a non-empty JSON object of token -> id");
   vocabulary.tokens.resize(json.size());
   std::vector<bool> seen(json.size(), false);

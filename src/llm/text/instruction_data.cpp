@@ -7,6 +7,7 @@
 
 #include "llm/util/error.h"
 #include "llm/util/files.h"
+#include "llm/util/json.h"
 #include "llm/util/utf8.h"
 
 namespace llm {
@@ -100,12 +101,7 @@ std::string_view prompt_style_name(PromptStyle style) { return style == PromptSt
 std::vector<InstructionEntry> parse_instruction_data(std::string_view text, std::string_view source,
                                                      const std::vector<std::string>& required,
                                                      std::vector<std::vector<std::string>>* values) {
-  nlohmann::json json;
-  try {
-    json = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(fmt::format("instruction data '{}': not valid JSON ({})", source, e.what()));
-  }
+  const auto json = parse_json(text, "instruction data", source);
   if (!json.is_array()) {
     throw Error(fmt::format("instruction data '{}': expected a JSON list of entries, got {}", source, json.type_name()));
   }

@@ -87,6 +87,8 @@ class Preparer {
       val_from_ = static_cast<int64_t>((1.0 - options_.val_fraction) * static_cast<double>(total_));
     }
     const auto vocab_hash = vocabulary_hash(tokenizer_.vocabulary());
+    // What a run killed mid-write (SIGKILL, power loss) left beside the outputs.
+    removed_partials_ = remove_partial_writes(options_.out) + (val ? remove_partial_writes(options_.val_out) : 0);
     TokenFileWriter train(options_.out, tokenizer_.vocab_size(), vocab_hash);
     std::optional<TokenFileWriter> validation;
     if (val) validation.emplace(options_.val_out, tokenizer_.vocab_size(), vocab_hash);
@@ -110,6 +112,7 @@ class Preparer {
     }
     PreparedFiles result;
     result.empty_files = empty_files_;
+    result.removed_partials = removed_partials_;
     result.train = train.commit(names(options_.inputs));
     if (validation) {
       result.val = validation->commit(val_documents.empty() ? names(options_.inputs) : names(options_.val_inputs));
@@ -224,6 +227,7 @@ class Preparer {
   int64_t val_from_ = 0;
   int64_t done_ = 0, total_ = 0;            // bytes of the documents read, and in all
   int64_t empty_files_ = 0;
+  int removed_partials_ = 0;
 };
 
 }  // namespace

@@ -39,10 +39,12 @@ struct PrepareOptions {
 struct PreparedFiles {
   TokenFileHeader train, val;  // val: only when one was asked for
   int64_t empty_files = 0;     // left out: they hold no text
+  int removed_partials = 0;    // files a killed run left half-written beside the outputs, removed
   bool stopped = false;        // should_stop said so; no file was written
 };
 
-/// Writes the files atomically (a stopped or failed run leaves no file behind). The
+/// Writes the files atomically (a stopped or failed run leaves no file behind, and
+/// what a killed one left half-written beside them is removed first). The
 /// ids equal a one-thread tokenizer.encode of the same joined text. The text of each
 /// document is checked as it is read: invalid UTF-8 is an llm::Error naming the file
 /// and the byte; so is a stretch of more than 64 MB with no safe cut.

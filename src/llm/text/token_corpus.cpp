@@ -43,8 +43,7 @@ std::set<std::string> end_of_text_allowed(const BpeTokenizer& tokenizer) {
 }
 
 std::vector<int64_t> encode_in_parallel(const BpeTokenizer& tokenizer, std::string_view text, int threads) {
-  const std::set<std::string> allowed{std::string(kEndOfText)};
-  if (threads <= 1 && text.size() <= kEncodePart) return tokenizer.encode(text, allowed);
+  if (threads <= 1 && text.size() <= kEncodePart) return tokenizer.encode(text);
   // Parts of about kEncodePart bytes, cut at safe cuts.
   std::vector<size_t> bounds{0};
   while (text.size() - bounds.back() > kEncodePart + kEncodePart / 2) {
@@ -62,7 +61,7 @@ std::vector<int64_t> encode_in_parallel(const BpeTokenizer& tokenizer, std::stri
   const auto work = [&] {
     for (size_t k = next++; k < parts; k = next++) {
       try {
-        ids[k] = tokenizer.encode(text.substr(bounds[k], bounds[k + 1] - bounds[k]), allowed);
+        ids[k] = tokenizer.encode(text.substr(bounds[k], bounds[k + 1] - bounds[k]));
       } catch (...) {
         errors[k] = std::current_exception();
       }

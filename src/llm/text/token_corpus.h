@@ -24,7 +24,7 @@ bool is_safe_cut(std::string_view text, size_t p);
 size_t last_safe_cut(std::string_view text, size_t before);
 size_t first_safe_cut(std::string_view text, size_t from);
 
-/// The token between documents, GPT-2's: encode_in_parallel allows it in the text.
+/// The token between documents, GPT-2's.
 inline constexpr std::string_view kEndOfText = "<|endoftext|>";
 
 /// The lessons' allowed_special={"<|endoftext|>"} for `tokenizer`: kEndOfText where its
@@ -36,9 +36,11 @@ std::set<std::string> end_of_text_allowed(const BpeTokenizer& tokenizer);
 /// stays small enough for the CPU's caches (a 32 MB call runs at half the speed).
 inline constexpr size_t kEncodePart = size_t{1} << 20;
 
-/// tokenizer.encode(text, {"<|endoftext|>"}) on up to `threads` threads: the text is
-/// cut at safe cuts into parts of about kEncodePart bytes, which the threads take in
-/// turn. The same ids.
+/// tokenizer.encode(text) on up to `threads` threads: the text is cut at safe cuts
+/// into parts of about kEncodePart bytes, which the threads take in turn. The same
+/// ids. A literal "<|endoftext|>" in the text is ordinary text (nanoGPT's
+/// encode_ordinary): a document's own words never end it; the id between documents
+/// is the caller's to write.
 std::vector<int64_t> encode_in_parallel(const BpeTokenizer& tokenizer, std::string_view text, int threads);
 
 }  // namespace llm

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -128,6 +129,12 @@ void TokenFile::read(int64_t begin, int64_t count, int64_t* out) const {
     for (int64_t i = 0; i < count; ++i, p += 4) {
       out[i] = static_cast<int64_t>(p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24));
     }
+  }
+  // A damaged or forged file: an id the vocabulary does not have, named where it is.
+  const int64_t vocab_size = header_.vocab_size;
+  if (const auto bad = std::find_if(out, out + count, [&](int64_t id) { return id >= vocab_size; }); bad != out + count) {
+    throw Error(fmt::format("token file '{}': id {} at position {} is not in its vocabulary of {} tokens",
+                            path_.string(), *bad, begin + (bad - out), vocab_size));
   }
 }
 

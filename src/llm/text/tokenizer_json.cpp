@@ -10,6 +10,7 @@
 
 #include "llm/util/error.h"
 #include "llm/util/files.h"
+#include "llm/util/json.h"
 
 namespace llm {
 namespace {
@@ -28,12 +29,7 @@ std::string shown(std::string_view text) {
 class TokenizerJsonReader {
  public:
   TokenizerJsonReader(std::string_view text, std::string_view name) : name_(name) {
-    try {
-      json_ = Json::parse(text);
-    } catch (const Json::exception& e) {
-      throw error(fmt::format("not valid JSON ({})", e.what()));
-    }
-    if (!json_.is_object()) throw error("expected a JSON object");
+    json_ = parse_json_object(text, "tokenizer.json", name);
   }
 
   BpeTokenizer read() {

@@ -242,6 +242,10 @@ TrainingProgress restore_checkpoint(const NamedTensors& checkpoint, const std::s
   return progress;
 }
 
+int64_t checkpoint_counter(const NamedTensors& checkpoint, const std::string& name, const std::string& source) {
+  return scalar(checkpoint, "progress/" + name, source);
+}
+
 void check_checkpoint_format(const NamedTensors& tensors, const std::string& source) {
   const auto format = std::find_if(tensors.begin(), tensors.end(), [](const auto& e) { return e.first == "format"; });
   if (format == tensors.end()) {

@@ -85,5 +85,9 @@ ModelConfig checkpoint_model_config(const NamedTensors& checkpoint, const std::s
 TrainConfig checkpoint_train_config(const NamedTensors& checkpoint, const std::string& source);
 NamedTensors checkpoint_weights(const NamedTensors& checkpoint);
 
+/// The progress counters of a checkpoint ("step", "epoch", "batch", "tokens_seen"),
+/// before the run is rebuilt: what a resumed run's flags are checked against.
+int64_t checkpoint_counter(const NamedTensors& checkpoint, const std::string& name, const std::string& source);
+
 
 }  // namespace llm

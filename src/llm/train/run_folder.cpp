@@ -14,6 +14,15 @@ void RunFolder::open() {
                             dir_.string(), error.message()));
   }
   if (!lock_) lock_.emplace(dir_);
+  // What a run writes here (checkpoint, metrics, plots) is replaced by rename, never
+  // written through a link: a link found here now would only fail the run at its end.
+  for (const auto& entry : std::filesystem::directory_iterator(dir_, error)) {
+    if (entry.is_symlink(error)) {
+      throw Error(fmt::format("out_dir '{}': '{}' is a symbolic link; expected only the files a run writes, "
+                              "choose another --out-dir",
+                              dir_.string(), entry.path().filename().string()));
+    }
+  }
   remove_partial_writes(checkpoint_path());
   remove_partial_writes(metrics_path());
 }

@@ -21,8 +21,9 @@ class RunFolder {
   std::filesystem::path checkpoint_path() const { return file("checkpoint.pt"); }
   std::filesystem::path metrics_path() const { return file("metrics.jsonl"); }
 
-  /// Makes the folder and locks it (a second run into it is refused), and removes what
-  /// a run killed mid-write left of the checkpoint and metrics.
+  /// Makes the folder and locks it (a second run into it is refused), refuses it when
+  /// it holds a symbolic link, and removes what a run killed mid-write left of the
+  /// checkpoint and metrics.
   void open();
 
   /// A checkpoint already here is another run's work: continued with --resume (then

@@ -161,9 +161,11 @@ double Trainer::train_step(DataLoader::Iterator& batch) {
     const auto loss = batch_loss_(*model_, *batch);
     const double value = loss.item<double>();
     if (!std::isfinite(value)) {
+      std::error_code none;
       const auto kept = config_.out_dir.empty() ? std::string("No checkpoint is written without out_dir")
-                                                : fmt::format("The last checkpoint, '{}', is kept as it was",
-                                                              checkpoint_path().string());
+                        : !std::filesystem::exists(checkpoint_path(), none)
+                            ? std::string("No checkpoint was written yet")
+                            : fmt::format("The last checkpoint, '{}', is kept as it was", checkpoint_path().string());
       throw Error(fmt::format("step {} (epoch {}): the training loss is {}; stopping. {}. A lower lr, warmup or "
                               "grad_clip may help",
                               progress_.step, progress_.epoch + 1,

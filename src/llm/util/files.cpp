@@ -139,23 +139,48 @@ FolderLock::~FolderLock() {
   if (fd_ >= 0) ::close(fd_);  // closing drops the lock
 }
 
-AtomicFile::AtomicFile(fs::path path) : path_(std::move(path)) {
-  const fs::path dir = folder_of(path_);
+namespace {
+
+// Throws llm::Error unless `path` may be replaced by a regular file: see check_output_file.
+void check_replaceable(const fs::path& path) {
+  const fs::path dir = folder_of(path);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) {
-    throw Error(fmt::format("file '{}': folder '{}' does not exist", path_.string(), dir.string()));
+    throw Error(fmt::format("file '{}': folder '{}' does not exist", path.string(), dir.string()));
   }
   // Replacing is for files: a device node (/dev/null), a symlink, a folder or a pipe
   // in the way is refused, never replaced by a regular file.
-  const auto status = fs::symlink_status(path_, ec);
+  const auto status = fs::symlink_status(path, ec);
   if (!ec && fs::exists(status) && !fs::is_regular_file(status)) {
     throw Error(fmt::format("file '{}': exists and is not a regular file (a {}); refusing to replace it",
-                            path_.string(), fs::is_symlink(status)     ? "symbolic link"
-                                            : fs::is_directory(status) ? "folder"
-                                            : fs::is_character_file(status) || fs::is_block_file(status)
-                                                ? "device"
-                                                : "special file"));
+                            path.string(), fs::is_symlink(status)     ? "symbolic link"
+                                           : fs::is_directory(status) ? "folder"
+                                           : fs::is_character_file(status) || fs::is_block_file(status)
+                                               ? "device"
+                                               : "special file"));
   }
+}
+
+}  // namespace
+
+void check_output_file(const fs::path& path, const std::vector<fs::path>& inputs) {
+  check_replaceable(path);
+  if (::access(folder_of(path).c_str(), W_OK | X_OK) != 0) {
+    throw Error(fmt::format("file '{}': cannot write into folder '{}' ({})", path.string(), folder_of(path).string(),
+                            std::strerror(errno)));
+  }
+  std::error_code ec;
+  for (const auto& input : inputs) {
+    if (fs::equivalent(path, input, ec)) {
+      throw Error(fmt::format("file '{}': is also an input ('{}'); refusing to write over it, give another name",
+                              path.string(), input.string()));
+    }
+  }
+}
+
+AtomicFile::AtomicFile(fs::path path) : path_(std::move(path)) {
+  check_replaceable(path_);
+  const fs::path dir = folder_of(path_);
   temporary_ = (dir / (temporary_prefix(path_) + std::string(kTemporarySuffix, 'X'))).string();
   fd_ = ::mkstemp(temporary_.data());
   if (fd_ < 0) {
@@ -221,6 +246,19 @@ void write_file_atomic(const fs::path& path, std::string_view bytes) {
   AtomicFile file(path);
   file.write(bytes);
   file.commit();
+}
+
+TempFolder::TempFolder(std::string_view name) {
+  auto pattern = (fs::temp_directory_path() / fmt::format("{}.XXXXXX", name)).string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw Error(fmt::format("folder '{}': cannot make it ({})", pattern, std::strerror(errno)));
+  }
+  path_ = pattern;
+}
+
+TempFolder::~TempFolder() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
 }
 
 MappedFile::MappedFile(const fs::path& path, Access access) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace llm {
 
@@ -27,6 +28,13 @@ void check_utf8(std::string_view text, std::string_view what);
 /// refused with an llm::Error, never replaced. SIGINT and SIGTERM wait for the write
 /// to finish (DeferSignals).
 void write_file_atomic(const std::filesystem::path& path, std::string_view bytes);
+
+/// Throws llm::Error unless write_file_atomic could write `path`: its folder exists and
+/// takes files, and `path` is a new name or a regular file. Also refused: `path` being
+/// the same file as one of `inputs`. Programs check every output this way before they
+/// start their work, so that no work is lost to an output that cannot be written and
+/// no input is overwritten.
+void check_output_file(const std::filesystem::path& path, const std::vector<std::filesystem::path>& inputs = {});
 
 /// A file written in pieces that appears whole or not at all: the bytes go to a
 /// temporary file beside `path` (the one remove_partial_writes finds), and commit()
@@ -55,6 +63,23 @@ class AtomicFile {
   std::filesystem::path path_;
   std::string temporary_;
   int fd_ = -1;
+};
+
+/// A fresh folder under the system's temporary folder (mkdtemp: only this user may
+/// enter it), removed with everything in it when the object goes.
+class TempFolder {
+ public:
+  /// `name` starts the folder's name ("plot" gives /tmp/plot.Ab12Cd).
+  explicit TempFolder(std::string_view name);
+  ~TempFolder();
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(std::string_view name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
 };
 
 /// A file mapped into memory (mmap): its pages are read as they are touched and can

@@ -8,14 +8,17 @@ namespace {
 volatile std::sig_atomic_t g_signal = 0;
 struct sigaction g_previous_int, g_previous_term;
 
-void on_signal(int signal) { g_signal = signal; }
+// The first signal is the one that asked for the stop; later ones do not rename it.
+void on_signal(int signal) {
+  if (g_signal == 0) g_signal = signal;
+}
 
 // Signals that came while a DeferSignals guard was alive, by kind.
 volatile std::sig_atomic_t g_deferred_int = 0, g_deferred_term = 0;
 int g_defer_depth = 0;  // guards alive; the outermost one acts
 
 void on_deferred_signal(int signal) {
-  g_signal = signal;  // a stop is requested at once; whether the program ends is decided when the guard goes
+  if (g_signal == 0) g_signal = signal;  // a stop is requested at once; whether the program ends is decided when the guard goes
   if (signal == SIGINT) ++g_deferred_int;
   if (signal == SIGTERM) ++g_deferred_term;
 }

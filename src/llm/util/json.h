@@ -15,9 +15,22 @@
 
 namespace llm {
 
-/// Parses `text` as a JSON object. Anything else is an llm::Error that names it as
-/// "<what> '<source>'" ("config 'configs/x.json': not valid JSON (...)").
+/// The deepest nesting of arrays and objects any reader accepts. nlohmann's parser
+/// does not recurse, but dump(), copies and comparisons do, once per level: a hostile
+/// text of a million '[' would crash the error message that names it.
+inline constexpr int kMaxJsonDepth = 64;
+
+/// Parses `text` as one JSON value, nested at most kMaxJsonDepth deep, no key twice in
+/// one object. Anything else is an llm::Error that names it as "<what> '<source>'"
+/// ("config 'configs/x.json': not valid JSON (...)").
+nlohmann::json parse_json(std::string_view text, std::string_view what, std::string_view source);
+
+/// parse_json, and the value must be an object.
 nlohmann::json parse_json_object(std::string_view text, std::string_view what, std::string_view source);
+
+/// A JSON value as an error message shows it: short values whole, a long string cut
+/// by shortened(), a long array or object named by its size ("an array of 4096 items").
+std::string json_excerpt(const nlohmann::json& value);
 
 /// Sets `config`'s fields from a JSON object's keys; other fields keep their values.
 /// An unknown key or a value of the wrong type is an llm::Error naming
@@ -31,7 +44,7 @@ void read_fields(const nlohmann::json& json, const std::vector<ConfigField<Confi
     const auto field = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.key == key; });
     if (field == fields.end()) throw Error(fmt::format("{} '{}': unknown key '{}'", what, source, key));
     const auto expect = [&](bool ok, const char* expected) {
-      if (!ok) throw Error(fmt::format("{} '{}': {} must be {}, got {}", what, source, key, expected, value.dump()));
+      if (!ok) throw Error(fmt::format("{} '{}': {} must be {}, got {}", what, source, key, expected, json_excerpt(value)));
     };
     std::visit(
         [&](auto member) {

@@ -7,6 +7,12 @@
 
 #include <cerrno>
 
+#include <fmt/format.h>
+
+#include "llm/util/error.h"
+#include "llm/util/files.h"
+#include "llm/util/utf8.h"
+
 extern char** environ;
 
 namespace llm {
@@ -43,6 +49,30 @@ int run_process(const std::vector<std::string>& argv, const std::filesystem::pat
   }
   ::posix_spawn_file_actions_destroy(&actions);
   return status;
+}
+
+std::string run_script_into(std::string_view script, const std::vector<std::string>& args,
+                            const std::filesystem::path& out) {
+  try {
+    const TempFolder folder("libtorch-llm-plot");
+    const auto drawn = folder / ("drawn" + out.extension().string());  // the type by its extension
+    std::vector<std::string> argv = {python3(), script_file(script).string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back(drawn.string());
+    if (run_process(argv, folder / "stderr") != 0) {
+      std::error_code ignored;
+      const auto said = std::filesystem::exists(folder / "stderr", ignored) ? read_file(folder / "stderr") : "";
+      const auto end = said.find_last_not_of(" \n\r\t");
+      if (end == std::string::npos) return fmt::format("scripts/{} needs python3 with matplotlib", script);
+      const auto newline = said.rfind('\n', end);
+      const auto start = newline == std::string::npos ? 0 : newline + 1;
+      return shortened(std::string_view(said).substr(start, end + 1 - start), 300);
+    }
+    write_file_atomic(out, read_file(drawn));
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  }
 }
 
 }  // namespace llm

@@ -182,13 +182,6 @@ std::string python_repr(std::string_view text) {
   return out + quote;
 }
 
-std::string shortened(std::string_view text, size_t max_bytes) {
-  if (text.size() <= max_bytes) return std::string(text);
-  size_t end = max_bytes;
-  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;  // not inside a character
-  return fmt::format("{}...(+{} bytes)", text.substr(0, end), text.size() - end);
-}
-
 std::string python_list(const std::vector<std::string>& items) {
   std::vector<std::string> shown;
   shown.reserve(items.size());

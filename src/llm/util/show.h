@@ -31,11 +31,6 @@ std::string show(const torch::Tensor& tensor, const PrintOptions& options = {});
 /// escapes for control characters.
 std::string python_repr(std::string_view text);
 
-/// `text` itself when it has at most `max_bytes` bytes, else its first whole UTF-8
-/// characters within them and "...(+N bytes)": what a demo prints of its input stays
-/// bounded, whatever the input.
-std::string shortened(std::string_view text, size_t max_bytes = 80);
-
 /// `text` with each newline a space, as the lessons print a sample on one line
 /// (generate_and_print_sample's replace("\\n", " ")).
 std::string one_line(std::string text);

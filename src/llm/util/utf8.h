@@ -52,4 +52,14 @@ inline void append_utf8(std::string& out, char32_t c) {
 /// subpart), which is what tiktoken's decode() returns.
 std::string utf8_replace_invalid(std::string_view bytes);
 
+/// `text` itself when it has at most `max_bytes` bytes, else its first whole UTF-8
+/// characters within them and "...(+N bytes)": what a program prints or an error
+/// message echoes of an input stays bounded, whatever the input.
+std::string shortened(std::string_view text, size_t max_bytes = 80);
+
+/// `text` safe to print on a terminal: control characters other than newline and tab
+/// (ESC, BEL, CR, DEL, the C1 controls) become \xNN or \uNNNN escapes, so that text
+/// from a server or a model cannot retitle, clear or rewrite the terminal.
+std::string printable(std::string_view text);
+
 }  // namespace llm

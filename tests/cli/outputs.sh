@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Outputs are checked before the work starts, and nothing is written over an input or
+# through a symbolic link:
+# - an output flag that names an input (the same path, or a hard link to it) is refused
+#   in one line, the input kept byte for byte;
+# - a run folder holding a symbolic link (losses.png pointing at a user's file) is
+#   refused before training, the user's file kept;
+# - a token with "$" signs (matplotlib's math) is drawn as text.
+#
+#   outputs.sh BIN_DIR TINY_CHECKPOINT WORK_DIR
+set -uo pipefail
+bin="$1" tiny="$2" work="$3"
+source "$(dirname "$0")/common.sh"
+require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
+fresh_dir "$work"
+cp "$tiny" "$work/c.pt" && ln "$work/c.pt" "$work/hard-link.pt" || fail "cannot copy the checkpoint"
+kept=$(sha256sum <"$work/c.pt")
+
+# refused NAME EXPECTED_MESSAGE COMMAND...: exits 1 with one line holding the message,
+# the checkpoint unchanged.
+refused() {
+  local name="$1" expected="$2"
+  shift 2
+  "$@" >"$work/$name.out" 2>"$work/$name.err"
+  local code=$?
+  [ $code -eq 1 ] || fail "$name exited $code, expected 1: $(cat "$work/$name.err")"
+  [ "$(wc -l <"$work/$name.err")" -eq 1 ] || fail "$name: expected one line: $(cat "$work/$name.err")"
+  grep -qF "$expected" "$work/$name.err" || fail "$name: unclear: $(cat "$work/$name.err")"
+  [ "$(sha256sum <"$work/c.pt")" = "$kept" ] || fail "$name changed the checkpoint"
+  echo "$name: $(cat "$work/$name.err")"
+}
+refused save-state-dict "file '$work/c.pt': is also an input ('$work/c.pt'); refusing to write over it" \
+  "$bin/generate" --checkpoint "$work/c.pt" --save-state-dict "$work/c.pt"
+refused html "file '$work/c.pt': is also an input ('$work/c.pt'); refusing to write over it" \
+  "$bin/ch03-07-attention-heads" --checkpoint "$work/c.pt" --html "$work/c.pt"
+refused hard-link "file '$work/hard-link.pt': is also an input ('$work/c.pt')" \
+  "$bin/generate" --checkpoint "$work/c.pt" --save-state-dict "$work/hard-link.pt"
+
+mkdir -p "$work/run" && echo "a user's file" >"$work/precious.txt" && ln -s "$work/precious.txt" "$work/run/losses.png"
+refused run-folder-link "out_dir '$work/run': 'losses.png' is a symbolic link" \
+  "$bin/ch05-02-train" --config configs/tiny.json --max-steps 1 --out-dir "$work/run"
+grep -q "^Ep 1" "$work/run-folder-link.out" && fail "the refused run trained"
+[ "$(cat "$work/precious.txt")" = "a user's file" ] || fail "the file behind the link was changed"
+
+"$bin/ch03-07-attention-heads" --config configs/tiny-gqa.json --prompt 'It costs $$5, or $ 6 in $$.' \
+  --png "$work/dollars.png" --layer 0 >"$work/dollars.log" 2>&1 || fail "--png with \$ signs: $(cat "$work/dollars.log")"
+[ -s "$work/dollars.png" ] || fail "no PNG drawn"
+echo "OK: inputs and linked files kept, outputs refused before the work, \$ drawn as text"

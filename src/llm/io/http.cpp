@@ -48,11 +48,12 @@ struct Socket {
 bool wait_for(int fd, short events, const Deadline& deadline, const std::string& where) {
   pollfd p{fd, events, 0};
   for (;;) {
-    const int ready = ::poll(&p, 1, deadline.remaining_ms());
-    if (ready >= 0 || errno != EINTR) return ready > 0;
+    // Before each wait too: a signal that came between two waits interrupts neither.
     if (StopOnSignal::requested()) {
       throw HttpError(Kind::kStopped, fmt::format("{}: stopped by {}", where, StopOnSignal::signal_name()));
     }
+    const int ready = ::poll(&p, 1, deadline.remaining_ms());
+    if (ready >= 0 || errno != EINTR) return ready > 0;
   }
 }
 

@@ -3,7 +3,8 @@
 # line, before Gloo connects:
 #  1. ranks started with different WORLD_SIZEs (2 and 4) both name the mismatch;
 #  2. a world of 3 with rank 2 never started: ranks 0 and 1 name rank 2 within the
-#     timeout (3 s), not after a multiple of it.
+#     timeout (3 s), not after a multiple of it;
+#  3. rank 0 on a port another program holds names the port, not "is rank 0 running?".
 #
 #   rendezvous.sh BIN_DIR WORK_DIR
 set -uo pipefail
@@ -44,4 +45,14 @@ expect_line one $one "rank 1: rank 2 did not join within 3 s"
 took=$(($(date +%s) - started))
 [ $took -le 10 ] || fail "the ranks took $took s to give up, with a 3 s timeout"
 echo "a missing rank: both others gave up after $took s"
+
+port=$((20000 + RANDOM % 20000))
+/usr/bin/python3 -c "import socket, sys, time
+s = socket.socket(); s.bind(('0.0.0.0', int(sys.argv[1]))); s.listen(); time.sleep(30)" $port &
+holder=$!
+trap 'kill $holder 2>/dev/null' EXIT
+sleep 0.5
+start_rank held 2 0 $port; held=$!
+expect_line held $held "rank 0: cannot serve the rendezvous on port $port ("
+grep -qF "is another program using MASTER_PORT $port?" "$dir/held.err" || fail "the port was not named"
 echo "OK"

@@ -169,6 +169,11 @@ ProcessGroup::ProcessGroup(const DistributedConfig& config) : config_(config), i
     store.timeout = config.timeout;
     impl_->store = c10::make_intrusive<c10d::TCPStore>(config.master_addr, store);
   } catch (const std::exception& e) {
+    if (config.rank == 0) {  // rank 0 serves the rendezvous: it cannot have failed to reach itself
+      throw Error(fmt::format("rank 0: cannot serve the rendezvous on port {} ({}); is another program using "
+                              "MASTER_PORT {}? Choose a free one (scripts/launch.sh --master-port)",
+                              config.master_port, first_line(e.what()), config.master_port));
+    }
     throw Error(fmt::format("rank {}: the rendezvous at {} failed within {} s ({}); is rank 0 running, and are "
                             "MASTER_ADDR and MASTER_PORT the same for every rank?",
                             config.rank, where, config.timeout.count(), first_line(e.what())));

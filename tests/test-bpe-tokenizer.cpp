@@ -161,7 +161,8 @@ std::vector<int64_t> joined(std::vector<int64_t> a, const std::vector<int64_t>& 
 TEST_CASE("a text cut at a safe cut encodes to the ids of the whole") {
   const auto* tokenizer = gpt2_or_skip();
   std::vector<std::string> texts{llm::read_text_file(llm::test::data_or_skip("the-verdict.txt")).substr(0, 3000)};
-  for (const auto& c : golden()["strings"]) texts.push_back(c["text"].get<std::string>());
+  const auto strings = golden()["strings"];  // a range-for over golden()["strings"] would outlive golden()'s value
+  for (const auto& c : strings) texts.push_back(c["text"].get<std::string>());
   for (const char* edge : {"a\nb", "a \nb", "a\n\nb", "x\n's y", ".\n.", "a b", "a  b", "1 a", "'s b", "a\n<|endoftext|>b",
                            "<|endoftext|> Hello\nworld", "tab\tx y", "x\n y", "x\n\ty", "é\nb a\né", "a\r\nb c",
                            "don't stop\nbelieving 's now", "1,000 people\n2,000 more"}) {

@@ -28,6 +28,10 @@ int main(int argc, char** argv) {
       throw llm::Error(fmt::format("folder '{}': config.json has no bos_token_id", args["model-dir"].as<std::string>()));
     }
     model->eval();
+    if (args.count("weights-dtype") != 0) {
+      fmt::print("Decoding with {} weights: {:.1f} MB of layer weights read per token\n",
+                 args["weights-dtype"].as<std::string>(), static_cast<double>(llm::linear_weight_bytes(*model)) / 1e6);
+    }
     if (args.count("checkpoint") == 0 && args.count("load-state-dict") == 0 && args.count("model-dir") == 0) {
       fmt::print("Weights: {}\n", llm::model_source(args));
     }

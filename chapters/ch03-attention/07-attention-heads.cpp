@@ -13,6 +13,7 @@
 #include "attention_heads_page.h"  // kAttentionHeadsPage, generated from attention-heads.html
 #include "attention_maps.h"        // the page's data
 #include "llm/cli/cli.h"
+#include "llm/cli/model_flags.h"
 #include "llm/cli/train_flags.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/reference/recording.h"
@@ -124,6 +125,7 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-07-attention-heads",
                                    "What each attention head looks at: summaries, heatmaps and an interactive page");
   llm::add_trained_model_flags(options);
+  llm::add_weights_dtype_flag(options);
   options.add_options("Explorer")("prompt", "The text to run through the model",
                                   cxxopts::value<std::string>()->default_value(kVerdict), "TEXT")(
       "layer", "The layer to list and draw, from 0 (default: all of them)", cxxopts::value<int64_t>(), "N")(

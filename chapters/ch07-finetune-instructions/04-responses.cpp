@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "llm/cli/cli.h"
+#include "llm/cli/model_flags.h"
 #include "llm/cli/train_flags.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/model/generate.h"
@@ -80,6 +81,7 @@ void save_outputs(const cxxopts::ParseResult& args, const std::vector<llm::Instr
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch07-04-responses", "Lesson 7.7: the finetuned model's responses to the test set");
   llm::add_trained_model_flags(options, "gpt2-355m-finetune.json");
+  llm::add_weights_dtype_flag(options);
   options.add_options()("data", "Instruction entries (a JSON list of instruction, input, output); the test set is "
                                 "their 85%-95% part",
                         cxxopts::value<std::string>()->default_value(llm::data_file("instruction-data.json")), "FILE")(

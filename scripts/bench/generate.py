@@ -61,16 +61,19 @@ def main():
     parser.add_argument("--config", default=str(pathlib.Path(__file__).resolve().parents[2] / "configs/gpt2-small.json"))
     parser.add_argument("--new-tokens", type=int, default=200)
     parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
+    parser.add_argument("--cached-only", action="store_true")
     args = parser.parse_args()
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     cfg = json.loads(pathlib.Path(args.config).read_text())
     torch.manual_seed(123)
     model = GPTModel(cfg)
+    model.to(getattr(torch, args.dtype))
     model.eval()
     prompt = torch.tensor([[15496, 11, 314, 716]])
     generate(model, prompt, 5, cfg["context_length"], False)  # warm-up
-    for cached in (False, True):
+    for cached in (True,) if args.cached_only else (False, True):
         start = time.perf_counter()
         out = generate(model, prompt, args.new_tokens, cfg["context_length"], cached)
         seconds = time.perf_counter() - start

@@ -46,6 +46,8 @@ llm_cli_test(ch03-06:negative-groups 2 "--num-kv-groups must be 0 \\(one per hea
 # The attention-head explorer (the multi-head lesson's demo), on the tiny GPT.
 llm_cli_test(ch03-07:summaries 0 "^  previous token +layer [01], head [0-3]  \\(0\\.[0-9]+ weight\\)$"
              NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny.json)
+llm_cli_test(ch03-07:weights-int8 0 "^  previous token +layer [01], head [0-3]  \\(0\\.[0-9]+ weight\\)$"
+             NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny.json --weights-dtype int8)
 llm_cli_test(ch03-07:gqa-groups 0 "2 layers x 4 heads sharing 2 key/value groups \\(2 query heads each\\)"
              NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny-gqa.json --layer 1)
 llm_cli_test(ch03-07:layer-beyond-model 2 "--layer must be below the model's 2 layers, got 2"

@@ -57,6 +57,16 @@ llm_cli_test(generate:bad-eos 1 "eos_id must be a token id below the vocabulary 
              COMMAND generate --config ${CFG}/tiny.json --eos-id 60000)
 llm_cli_test(generate:empty-prompt 2 "--prompt is empty" NEEDS ${GPT2} COMMAND generate --prompt=)
 llm_cli_test(generate:help 0 "Usage:" COMMAND generate --help)
+# --weights-dtype: the layers' weights in fewer bytes for decoding (the kernels' own
+# tests are test-decode-kernels).
+llm_cli_test(generate:weights-bfloat16 0 "Decoding with bfloat16 weights: 6\\.6 MB of layer weights read per token" NEEDS ${GPT2}
+             COMMAND generate --config ${CFG}/tiny.json --weights-dtype bfloat16 --max-new-tokens 5 --ids)
+llm_cli_test(generate:weights-int8 0 "Decoding with int8 weights: 3\\.5 MB of layer weights read per token" NEEDS ${GPT2}
+             COMMAND generate --config ${CFG}/tiny.json --weights-dtype int8 --max-new-tokens 5 --ids)
+llm_cli_test(generate:bad-weights-dtype 2 "--weights-dtype must be float32, bfloat16 or int8, got 'fp8'"
+             COMMAND generate --config ${CFG}/tiny.json --weights-dtype fp8)
+llm_cli_test(generate:weights-dtype-and-save 2 "--weights-dtype int8 is for decoding, and --save-state-dict would save"
+             COMMAND generate --config ${CFG}/tiny.json --weights-dtype int8 --save-state-dict out.pt)
 llm_cli_test(generate:unknown-flag 2 "Option 'bogus' does not exist" COMMAND generate --bogus)
 
 llm_compare_test(ch05-01-loss ch05-01-loss --config ${CFG}/tiny.json)

@@ -52,7 +52,17 @@ GPTModel gpt_model_from_flags(const cxxopts::ParseResult& args);
 /// weights in Hugging Face's layout to --save-safetensors (save_hugging_face).
 void save_weights_flags(const cxxopts::ParseResult& args, const LanguageModelImpl& model);
 
-/// --prompt, --max-new-tokens, --temperature, --top-k and --eos-id, with these defaults.
+/// --weights-dtype float32|bfloat16|int8: how the model's Linear layers keep their
+/// weights for decoding (LinearImpl::convert_weight); add_sampling_flags adds it.
+void add_weights_dtype_flag(cxxopts::Options& options);
+
+/// --weights-dtype's value; a cli::BadFlagValue for a value not of the three, or for
+/// bfloat16 or int8 beside --save-state-dict or --save-safetensors (which would save
+/// the converted weights). Checked before the model loads.
+WeightsDtype weights_dtype_from_flags(const cxxopts::ParseResult& args);
+
+/// --prompt, --max-new-tokens, --temperature, --top-k and --eos-id, with these
+/// defaults, and --weights-dtype.
 void add_sampling_flags(cxxopts::Options& options, const std::string& default_prompt = "Every effort moves you",
                         int64_t default_max_new_tokens = 50, double default_temperature = 0.0, int64_t default_top_k = 0);
 

@@ -251,19 +251,24 @@ void check_model_source_flags(const cxxopts::ParseResult& args) {
 TrainedModel trained_model_from_flags(const cxxopts::ParseResult& args,
                                       const std::function<BpeTokenizer()>& default_tokenizer) {
   check_model_source_flags(args);
-  if (args.count("model-dir") != 0) {
-    const HfModelFolder folder(args["model-dir"].as<std::string>());
-    auto tokenizer = folder.tokenizer();  // the small file first: its errors come before the weights' read
-    auto model = folder.load_model();
+  const auto weights_dtype = weights_dtype_from_flags(args);
+  TrainedModel trained = [&]() -> TrainedModel {
+    if (args.count("model-dir") != 0) {
+      const HfModelFolder folder(args["model-dir"].as<std::string>());
+      auto tokenizer = folder.tokenizer();  // the small file first: its errors come before the weights' read
+      auto model = folder.load_model();
+      model->to(cli::device(args));
+      return {model, std::move(tokenizer), folder.bos_id()};
+    }
+    auto tokenizer = default_tokenizer();
+    if (args.count("checkpoint") == 0) return {model_from_flags(args), std::move(tokenizer), std::nullopt};
+    const auto path = args["checkpoint"].as<std::string>();
+    auto model = checkpoint_model(load_checkpoint(path), path);
     model->to(cli::device(args));
-    return {model, std::move(tokenizer), folder.bos_id()};
-  }
-  auto tokenizer = default_tokenizer();
-  if (args.count("checkpoint") == 0) return {model_from_flags(args), std::move(tokenizer), std::nullopt};
-  const auto path = args["checkpoint"].as<std::string>();
-  auto model = checkpoint_model(load_checkpoint(path), path);
-  model->to(cli::device(args));
-  return {model, std::move(tokenizer), std::nullopt};
+    return {model, std::move(tokenizer), std::nullopt};
+  }();
+  convert_linear_weights(*trained.model, weights_dtype);
+  return trained;
 }
 
 std::string model_source(const cxxopts::ParseResult& args) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "llm/nn/matvec.h"
 #include "llm/util/error.h"
 
 namespace llm {
@@ -42,19 +43,64 @@ LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias
 }
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
-  auto y = torch::linear(x, weight, bias);
+  auto y = torch::linear(x, weight_as(x.scalar_type()), bias);
   return lora ? y + lora(x) : y;
 }
 
+namespace {
+
+bool is_decode_dtype(torch::ScalarType t) { return t == torch::kBFloat16 || t == torch::kChar; }
+
+}  // namespace
+
 torch::Tensor LinearImpl::forward_matvec(const torch::Tensor& x) {
-  // BLAS's sgemv is the fast path for float32 only; LibTorch's mv of bfloat16 or
-  // float16 is a plain loop, slower than its matrix product.
-  if (x.dim() == 0 || x.numel() != weight.size(1) || weight.scalar_type() != torch::kFloat) return forward(x);
+  if (x.dim() == 0 || x.numel() != weight.size(1)) return forward(x);
   auto sizes = x.sizes().vec();
   sizes.back() = weight.size(0);
-  const auto row = x.reshape({-1});
-  const auto y = (bias.defined() ? torch::addmv(bias, weight, row) : torch::mv(weight, row)).view(sizes);
+  torch::Tensor y;
+  if (weight.scalar_type() == torch::kFloat && x.scalar_type() == torch::kFloat) {
+    const auto row = x.reshape({-1});
+    y = bias.defined() ? torch::addmv(bias, weight, row) : torch::mv(weight, row);
+  } else if (is_decode_dtype(weight.scalar_type()) && weight.device().is_cpu() && weight.is_contiguous() &&
+             (x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kBFloat16)) {
+    // LibTorch's mv of bfloat16 is a plain loop, slower than its matrix product.
+    const auto row = x.reshape({-1}).to(torch::kFloat).contiguous();
+    const auto b = bias.defined() ? bias.to(torch::kFloat).contiguous() : torch::Tensor();
+    y = torch::empty({weight.size(0)}, row.options());
+    const float* bias_data = b.defined() ? b.data_ptr<float>() : nullptr;
+    if (weight.scalar_type() == torch::kBFloat16) {
+      matvec_bf16(weight.data_ptr<c10::BFloat16>(), row.data_ptr<float>(), bias_data, y.data_ptr<float>(),
+                  weight.size(0), weight.size(1));
+    } else {
+      matvec_int8(weight.data_ptr<int8_t>(), weight_scale.data_ptr<float>(), row.data_ptr<float>(), bias_data,
+                  y.data_ptr<float>(), weight.size(0), weight.size(1));
+    }
+    y = y.to(x.scalar_type());
+  } else {
+    return forward(x);
+  }
+  y = y.view(sizes);
   return lora ? y + lora(x) : y;
+}
+
+torch::Tensor LinearImpl::weight_as(torch::ScalarType dtype) const {
+  if (weight.scalar_type() == torch::kChar) return (weight.to(torch::kFloat) * weight_scale.unsqueeze(1)).to(dtype);
+  return weight.scalar_type() == dtype ? weight : weight.to(dtype);
+}
+
+void LinearImpl::convert_weight(WeightsDtype dtype) {
+  if (dtype == WeightsDtype::kFloat32) return;
+  torch::NoGradGuard no_grad;
+  const auto wide = weight_as(torch::kFloat);
+  weight.requires_grad_(false);
+  if (dtype == WeightsDtype::kBFloat16) {
+    weight.set_data(wide.to(torch::kBFloat16).contiguous());
+    weight_scale = torch::Tensor();
+  } else {
+    auto [q, scale] = quantize_int8(wide);
+    weight.set_data(q);
+    weight_scale = scale;
+  }
 }
 
 void LinearImpl::pretty_print(std::ostream& stream) const {
@@ -74,6 +120,43 @@ int64_t add_lora(torch::nn::Module& module, int64_t rank, double alpha) {
     ++added;
   }
   return added;
+}
+
+WeightsDtype parse_weights_dtype(std::string_view name) {
+  if (name == "float32") return WeightsDtype::kFloat32;
+  if (name == "bfloat16") return WeightsDtype::kBFloat16;
+  if (name == "int8") return WeightsDtype::kInt8;
+  throw Error(fmt::format("weights dtype '{}': expected float32, bfloat16 or int8", name));
+}
+
+std::string_view weights_dtype_name(WeightsDtype dtype) {
+  switch (dtype) {
+    case WeightsDtype::kBFloat16: return "bfloat16";
+    case WeightsDtype::kInt8: return "int8";
+    case WeightsDtype::kFloat32: break;
+  }
+  return "float32";
+}
+
+int64_t convert_linear_weights(torch::nn::Module& module, WeightsDtype dtype) {
+  int64_t converted = 0;
+  for (const auto& child : module.modules(/*include_self=*/true)) {
+    auto* linear = child->as<LinearImpl>();
+    if (linear == nullptr) continue;
+    linear->convert_weight(dtype);
+    ++converted;
+  }
+  return converted;
+}
+
+int64_t linear_weight_bytes(const torch::nn::Module& module) {
+  const auto bytes = [](const torch::Tensor& t) { return t.defined() ? static_cast<int64_t>(t.nbytes()) : 0; };
+  int64_t total = 0;
+  for (const auto& child : module.modules(/*include_self=*/true)) {
+    const auto* linear = child->as<LinearImpl>();
+    if (linear != nullptr) total += bytes(linear->weight) + bytes(linear->weight_scale) + bytes(linear->bias);
+  }
+  return total;
 }
 
 bool has_lora(const torch::nn::Module& module) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <string_view>
 
 namespace llm {
 
@@ -23,6 +24,12 @@ struct LoRAImpl : torch::nn::Module {
 };
 TORCH_MODULE(LoRA);
 
+/// How Linear layers keep their weights for decoding (--weights-dtype).
+enum class WeightsDtype { kFloat32, kBFloat16, kInt8 };
+/// "float32", "bfloat16" or "int8"; an llm::Error naming the three otherwise.
+WeightsDtype parse_weights_dtype(std::string_view name);
+std::string_view weights_dtype_name(WeightsDtype dtype);
+
 /// PyTorch's nn.Linear, y = x W^T + b, as every GPT projection uses it, plus appendix
 /// E's LinearWithLoRA when `lora` is set: y = x W^T + b + lora(x).
 ///
@@ -35,13 +42,26 @@ TORCH_MODULE(LoRA);
 struct LinearImpl : torch::nn::Module {
   LinearImpl(int64_t in_features, int64_t out_features, bool bias = true, torch::Dtype dtype = torch::kFloat);
   torch::Tensor forward(const torch::Tensor& x);
-  /// forward(x), but a single row (one token decoded with a KV cache) of float32 goes
-  /// through a matrix-vector product, which the BLAS does about four times faster than
-  /// the same product as a one-row matrix (docs/benchmarks.md).
+  /// forward(x), but a single row (one token decoded with a KV cache) goes through a
+  /// matrix-vector product: the BLAS's for float32 weights, which it does about four
+  /// times faster than the same product as a one-row matrix (docs/benchmarks.md); the
+  /// decode kernels (matvec.h) for bfloat16 and int8 weights, on the CPU.
   torch::Tensor forward_matvec(const torch::Tensor& x);
   void pretty_print(std::ostream& stream) const override;
 
+  /// Keeps the weight in fewer bytes for decoding (--weights-dtype): bfloat16, or int8
+  /// with a float32 scale per output row (weight_scale, quantize_int8). forward_matvec
+  /// then reads it through the decode kernels, and forward widens it to its input's
+  /// dtype first (a prompt's prefill, the explorer). kFloat32 changes nothing: a
+  /// bfloat16 model keeps its bfloat16 weights. The weight no longer requires grad: a
+  /// converted Linear is for inference.
+  void convert_weight(WeightsDtype dtype);
+  /// The weight as a tensor of `dtype` (itself when it has that dtype), dequantized
+  /// when it is int8.
+  torch::Tensor weight_as(torch::ScalarType dtype) const;
+
   torch::Tensor weight, bias;  // [out, in], [out] or undefined
+  torch::Tensor weight_scale;  // [out] float32 when the weight is int8, else undefined
   LoRA lora{nullptr};          // appendix E: registered as "lora" when added
 };
 TORCH_MODULE(Linear);
@@ -53,6 +73,13 @@ TORCH_MODULE(Linear);
 /// the model before. Returns how many Linear layers it gave one; a Linear that has a
 /// LoRA already is an llm::Error.
 int64_t add_lora(torch::nn::Module& module, int64_t rank, double alpha);
+
+/// LinearImpl::convert_weight on every Linear in `module`; returns how many.
+int64_t convert_linear_weights(torch::nn::Module& module, WeightsDtype dtype);
+
+/// The bytes of every Linear's weight, scales and bias in `module`: what one decoded
+/// token reads besides its embedding row, its norms and its KV cache.
+int64_t linear_weight_bytes(const torch::nn::Module& module);
 
 /// Whether any Linear in `module` has a LoRA.
 bool has_lora(const torch::nn::Module& module);

@@ -48,7 +48,8 @@ torch::Tensor response_logprobs(LanguageModelImpl& model, const torch::Tensor& i
   const auto hidden = model.forward_hidden(inputs).slice(1, 0, -1).flatten(0, 1);  // [b * (T - 1), d]
   const auto labels = inputs.slice(1, 1).flatten();
   const auto token_logprobs =
-      LinearTokenLogProbs::apply(hidden.index_select(0, rows), head->weight, labels.index_select(0, rows));
+      LinearTokenLogProbs::apply(hidden.index_select(0, rows), head->weight_as(hidden.scalar_type()),
+                                 labels.index_select(0, rows));
   const auto rows_per_text = selected.size(1);
   const auto sums = torch::zeros({inputs.size(0)}, token_logprobs.options())
                         .index_add(0, rows.div(rows_per_text, "floor"), token_logprobs);

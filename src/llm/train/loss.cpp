@@ -55,7 +55,10 @@ torch::Tensor calc_loss_batch(LanguageModelImpl& model, const Batch& batch) {
   // A LoRA on out_head (appendix E) adds to the logits: the plain path computes them.
   const auto head = model.head();
   if (head->lora) return token_cross_entropy(model.forward(inputs), targets);
-  return linear_cross_entropy(model.forward_hidden(inputs), head->weight, targets);
+  const auto hidden = model.forward_hidden(inputs);
+  // The head's weight as the hidden state's dtype: itself, unless decoding converted it
+  // (--weights-dtype) or the model keeps it in bfloat16.
+  return linear_cross_entropy(hidden, head->weight_as(hidden.scalar_type()), targets);
 }
 
 torch::Tensor calc_class_loss_batch(LanguageModelImpl& model, const Batch& batch, ClassToken token) {

@@ -1,0 +1,152 @@
+#include "llm/nn/matvec.h"
+
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "llm/nn/matvec_kernels.h"
+#include "llm/nn/matvec_rows.h"
+#include "llm/util/error.h"
+
+namespace llm {
+
+namespace kernels {
+namespace {
+
+// Eight weights a step in an array: the compiler vectorises its loops for whatever the
+// build targets, which every CPU of that architecture runs.
+template <typename W>
+struct Portable {
+  static constexpr int64_t kStep = 8;
+  struct Acc {
+    float v[kStep];
+  };
+  static Acc zero() { return Acc{}; }
+  static const float* load_x(const float* x) { return x; }
+  static void step(const W* w, const float* x, Acc& acc) {
+    for (int64_t i = 0; i < kStep; ++i) acc.v[i] += widen_scalar(w[i]) * x[i];
+  }
+  static float sum(const Acc& acc) {
+    float s = 0.0F;
+    for (float v : acc.v) s += v;
+    return s;
+  }
+};
+
+}  // namespace
+
+void dot_rows_bf16_portable(const uint16_t* w, const float* x, float* y, int64_t rows, int64_t in) {
+  dot_rows<Portable<uint16_t>>(w, x, y, rows, in);
+}
+void dot_rows_int8_portable(const int8_t* w, const float* x, float* y, int64_t rows, int64_t in) {
+  dot_rows<Portable<int8_t>>(w, x, y, rows, in);
+}
+
+}  // namespace kernels
+
+namespace {
+
+KernelIsa detect_isa() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  // libgcc's checks include the OS's: AVX-512F only where XCR0 enables its registers.
+  if (__builtin_cpu_supports("avx512f")) return KernelIsa::kAvx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return KernelIsa::kAvx2;
+#endif
+  return KernelIsa::kPortable;
+}
+
+void check_isa(KernelIsa isa) {
+  if (static_cast<int>(isa) > static_cast<int>(best_kernel_isa())) {
+    throw Error(fmt::format("decode kernels: this CPU has no {} (the best it runs is {})", kernel_isa_name(isa),
+                            kernel_isa_name(best_kernel_isa())));
+  }
+}
+
+// The rows split over LibTorch's threads, at least 64K weights a task so that small
+// matrices stay on one thread; then each row's scale and bias.
+template <typename W, typename Kernel>
+void run_rows(Kernel kernel, const W* w, const float* scale, const float* x, const float* bias, float* y, int64_t out,
+              int64_t in) {
+  const int64_t grain = std::max<int64_t>(4, (int64_t{1} << 16) / std::max<int64_t>(in, 1));
+  at::parallel_for(0, out, grain, [&](int64_t begin, int64_t end) {
+    kernel(w + begin * in, x, y + begin, end - begin, in);
+    for (int64_t o = begin; o < end; ++o) {
+      if (scale != nullptr) y[o] *= scale[o];
+      if (bias != nullptr) y[o] += bias[o];
+    }
+  });
+}
+
+}  // namespace
+
+KernelIsa best_kernel_isa() {
+  static const KernelIsa best = detect_isa();
+  return best;
+}
+
+std::vector<KernelIsa> supported_kernel_isas() {
+  std::vector<KernelIsa> isas;
+  for (auto isa : {KernelIsa::kPortable, KernelIsa::kAvx2, KernelIsa::kAvx512}) {
+    if (static_cast<int>(isa) <= static_cast<int>(best_kernel_isa())) isas.push_back(isa);
+  }
+  return isas;
+}
+
+std::string_view kernel_isa_name(KernelIsa isa) {
+  switch (isa) {
+    case KernelIsa::kAvx512: return "AVX-512";
+    case KernelIsa::kAvx2: return "AVX2+FMA";
+    case KernelIsa::kPortable: break;
+  }
+  return "portable";
+}
+
+void matvec_bf16(const c10::BFloat16* weight, const float* x, const float* bias, float* y, int64_t out, int64_t in,
+                 KernelIsa isa) {
+  check_isa(isa);
+  const auto* bits = reinterpret_cast<const uint16_t*>(weight);  // c10::BFloat16 is its 16 bits
+  auto kernel = kernels::dot_rows_bf16_portable;
+#if defined(__x86_64__)
+  if (isa == KernelIsa::kAvx2) kernel = kernels::dot_rows_bf16_avx2;
+  if (isa == KernelIsa::kAvx512) kernel = kernels::dot_rows_bf16_avx512;
+#endif
+  run_rows(kernel, bits, nullptr, x, bias, y, out, in);
+}
+
+void matvec_int8(const int8_t* weight, const float* scale, const float* x, const float* bias, float* y, int64_t out,
+                 int64_t in, KernelIsa isa) {
+  check_isa(isa);
+  auto kernel = kernels::dot_rows_int8_portable;
+#if defined(__x86_64__)
+  if (isa == KernelIsa::kAvx2) kernel = kernels::dot_rows_int8_avx2;
+  if (isa == KernelIsa::kAvx512) kernel = kernels::dot_rows_int8_avx512;
+#endif
+  run_rows(kernel, weight, scale, x, bias, y, out, in);
+}
+
+std::pair<torch::Tensor, torch::Tensor> quantize_int8(const torch::Tensor& weight) {
+  if (weight.dim() != 2 || !weight.is_floating_point()) {
+    throw Error(fmt::format("quantize_int8: expected a floating-point weight [out, in], got {} of {} dimensions",
+                            c10::toString(weight.scalar_type()), weight.dim()));
+  }
+  torch::NoGradGuard no_grad;
+  const int64_t out = weight.size(0);
+  auto q = torch::empty(weight.sizes(), weight.options().dtype(torch::kChar));
+  auto scale = torch::empty({out}, weight.options().dtype(torch::kFloat));
+  // A few rows at a time, so that the float32 temporaries stay small beside the model.
+  constexpr int64_t kRows = 1024;
+  for (int64_t begin = 0; begin < out; begin += kRows) {
+    const int64_t end = std::min(out, begin + kRows);
+    const auto w = weight.slice(0, begin, end).to(torch::kFloat);
+    auto s = w.abs().amax(1).div_(127.0);
+    s.masked_fill_(s == 0, 1.0);
+    q.slice(0, begin, end).copy_(torch::round(w / s.unsqueeze(1)).clamp_(-127, 127));
+    scale.slice(0, begin, end).copy_(s);
+  }
+  return {q, scale};
+}
+
+}  // namespace llm

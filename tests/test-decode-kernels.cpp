@@ -1,0 +1,137 @@
+// The decode kernels (matvec.h) and the Linear layers that use them: every instruction
+// set this CPU runs against a float64 product of the same 16- or 8-bit weights, int8's
+// quantisation error, and every family decoding with converted weights, cached equal
+// to uncached.
+#include <string>
+#include <vector>
+
+#include "helpers.h"
+#include "llm/model/generate.h"
+#include "llm/model/model_config.h"
+#include "llm/nn/linear.h"
+#include "llm/nn/matvec.h"
+
+using llm::test::check_close;
+
+namespace {
+
+// Sizes that leave every tail: rows not a multiple of four, inputs not a multiple of
+// 8 or 16 lanes, one row, one input, and a GPT-2 projection.
+const std::vector<std::pair<int64_t, int64_t>> kShapes = {{1, 1},  {3, 7},   {4, 8},    {5, 17},
+                                                          {13, 33}, {64, 768}, {257, 100}, {7, 1}};
+
+// y = W x + bias in float64, from the float32 values of the weights as stored.
+torch::Tensor reference(const torch::Tensor& wide_weight, const torch::Tensor& x, const torch::Tensor& bias) {
+  auto y = wide_weight.to(torch::kDouble).mv(x.to(torch::kDouble));
+  return (bias.defined() ? y + bias.to(torch::kDouble) : y).to(torch::kFloat);
+}
+
+// float32 sums of `in` products are within a few ulps of the float64 sum per term.
+llm::test::Tolerance sum_tolerance(int64_t in) {
+  const double eps = 6e-8 * static_cast<double>(in);
+  return {eps, eps};
+}
+
+}  // namespace
+
+TEST_CASE("bfloat16 matrix-vector products, on every instruction set this CPU runs") {
+  const auto isas = llm::supported_kernel_isas();
+  REQUIRE(isas.front() == llm::KernelIsa::kPortable);
+  CHECK(isas.back() == llm::best_kernel_isa());
+  torch::manual_seed(1);
+  for (const auto& [out, in] : kShapes) {
+    const auto weight = torch::randn({out, in}).to(torch::kBFloat16);
+    const auto x = torch::randn({in});
+    const auto bias = torch::randn({out});
+    for (const auto isa : isas) {
+      INFO(std::string(llm::kernel_isa_name(isa)) << " [" << out << ", " << in << "]");
+      for (const bool with_bias : {false, true}) {
+        auto y = torch::empty({out});
+        llm::matvec_bf16(weight.data_ptr<c10::BFloat16>(), x.data_ptr<float>(),
+                         with_bias ? bias.data_ptr<float>() : nullptr, y.data_ptr<float>(), out, in, isa);
+        check_close(y, reference(weight.to(torch::kFloat), x, with_bias ? bias : torch::Tensor()), "bf16 matvec",
+                    sum_tolerance(in));
+      }
+    }
+  }
+}
+
+TEST_CASE("int8 matrix-vector products with a scale per row, on every instruction set this CPU runs") {
+  torch::manual_seed(2);
+  for (const auto& [out, in] : kShapes) {
+    const auto [q, scale] = llm::quantize_int8(torch::randn({out, in}));
+    const auto x = torch::randn({in});
+    const auto bias = torch::randn({out});
+    const auto wide = q.to(torch::kFloat) * scale.unsqueeze(1);
+    for (const auto isa : llm::supported_kernel_isas()) {
+      INFO(std::string(llm::kernel_isa_name(isa)) << " [" << out << ", " << in << "]");
+      auto y = torch::empty({out});
+      llm::matvec_int8(q.data_ptr<int8_t>(), scale.data_ptr<float>(), x.data_ptr<float>(), bias.data_ptr<float>(),
+                       y.data_ptr<float>(), out, in, isa);
+      check_close(y, reference(wide, x, bias), "int8 matvec", sum_tolerance(in));
+    }
+  }
+}
+
+TEST_CASE("int8 quantisation: per output row, symmetric, within half a step") {
+  auto weight = torch::randn({6, 40});
+  weight[2].zero_();   // a row of zeros keeps scale 1
+  weight[3] *= 1000;   // rows have scales of their own
+  const auto [q, scale] = llm::quantize_int8(weight);
+  REQUIRE(q.scalar_type() == torch::kChar);
+  REQUIRE(scale.sizes() == torch::IntArrayRef({6}));
+  CHECK(scale[2].item<float>() == 1.0F);
+  CHECK(q.abs().amax(1).eq(127).logical_or(scale.eq(1)).all().item<bool>());  // each row's largest is +-127
+  const auto error = (q.to(torch::kFloat) * scale.unsqueeze(1) - weight).abs();
+  CHECK(error.le(scale.unsqueeze(1) * 0.5001).all().item<bool>());
+  CHECK_THROWS_WITH(llm::quantize_int8(torch::ones({3})), Catch::Contains("expected a floating-point weight [out, in]"));
+}
+
+TEST_CASE("a converted Linear: one row through the kernels equals the same row through forward") {
+  // A float32 model's Linear and a bfloat16 model's (whose inputs are bfloat16).
+  for (const auto model_dtype : {torch::kFloat, torch::kBFloat16}) {
+    for (const auto dtype : {llm::WeightsDtype::kBFloat16, llm::WeightsDtype::kInt8}) {
+      INFO(c10::toString(model_dtype) << " model, " << llm::weights_dtype_name(dtype) << " weights");
+      torch::manual_seed(3);
+      llm::Linear linear(48, 20, /*bias=*/true, model_dtype);
+      const auto float_bytes = llm::linear_weight_bytes(*linear);
+      linear->convert_weight(dtype);
+      CHECK_FALSE(linear->weight.requires_grad());
+      if (model_dtype == torch::kFloat) {
+        CHECK(llm::linear_weight_bytes(*linear) < float_bytes * (dtype == llm::WeightsDtype::kInt8 ? 0.35 : 0.6));
+      }
+      torch::NoGradGuard no_grad;
+      const auto x = torch::randn({1, 1, 48}).to(model_dtype);
+      const auto row = linear->forward_matvec(x);
+      CHECK(row.scalar_type() == model_dtype);
+      CHECK(row.sizes() == torch::IntArrayRef({1, 1, 20}));
+      const auto tol = model_dtype == torch::kFloat ? sum_tolerance(48) : llm::test::Tolerance{2e-2, 2e-2};
+      check_close(row.to(torch::kFloat), linear->forward(x).to(torch::kFloat), "one row", tol);
+      CHECK(linear->forward(torch::randn({2, 5, 48}).to(model_dtype)).sizes() ==
+            torch::IntArrayRef({2, 5, 20}));  // a prefill widens the weight
+    }
+  }
+  CHECK_THROWS_WITH(llm::parse_weights_dtype("fp8"), Catch::Contains("expected float32, bfloat16 or int8"));
+}
+
+TEST_CASE("every family decodes with bfloat16 and int8 weights: cached equals uncached, greedy and sampled") {
+  for (const std::string name : {"tiny", "tiny-gqa", "tiny-llama32", "tiny-qwen3", "tiny-qwen3-moe", "tiny-gemma3"}) {
+    for (const auto dtype : {llm::WeightsDtype::kBFloat16, llm::WeightsDtype::kInt8}) {
+      INFO(name << " " << llm::weights_dtype_name(dtype));
+      torch::manual_seed(123);
+      auto model = llm::ModelConfig::load("configs/" + name + ".json").make();
+      model->eval();
+      REQUIRE(llm::convert_linear_weights(*model, dtype) > 0);
+      torch::NoGradGuard no_grad;
+      const auto prompt = torch::randint(0, model->shape().vocab_size, {1, 5}, torch::kLong);
+      const int64_t new_tokens = model->shape().context_length;  // past the context window
+      for (const double temperature : {0.0, 1.5}) {
+        const auto sampling = llm::SamplingOptions(new_tokens).temperature(temperature).top_k(20);
+        torch::manual_seed(5);
+        const auto uncached = llm::generate(*model, prompt, llm::SamplingOptions(sampling).kv_cache(false));
+        torch::manual_seed(5);
+        CHECK(torch::equal(llm::generate(*model, prompt, sampling), uncached));
+      }
+    }
+  }
+}

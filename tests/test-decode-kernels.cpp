@@ -2,6 +2,7 @@
 // set this CPU runs against a float64 product of the same 16- or 8-bit weights, int8's
 // quantisation error, and every family decoding with converted weights, cached equal
 // to uncached.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,10 @@ using llm::test::check_close;
 
 namespace {
 
-// Sizes that leave every tail: rows not a multiple of four, inputs not a multiple of
-// 8 or 16 lanes, one row, one input, and a GPT-2 projection.
-const std::vector<std::pair<int64_t, int64_t>> kShapes = {{1, 1},  {3, 7},   {4, 8},    {5, 17},
-                                                          {13, 33}, {64, 768}, {257, 100}, {7, 1}};
+// Sizes that leave every tail: rows not a multiple of four (1, 7, GPT-2's 50,257),
+// inputs not a multiple of 8 or 16 lanes, one input, and a GPT-2 projection.
+const std::vector<std::pair<int64_t, int64_t>> kShapes = {{1, 1},    {3, 7},    {4, 8},   {5, 17},    {13, 33},
+                                                          {64, 768}, {257, 100}, {7, 1},  {50257, 20}, {1, 41}};
 
 // y = W x + bias in float64, from the float32 values of the weights as stored.
 torch::Tensor reference(const torch::Tensor& wide_weight, const torch::Tensor& x, const torch::Tensor& bias) {
@@ -26,10 +27,15 @@ torch::Tensor reference(const torch::Tensor& wide_weight, const torch::Tensor& x
   return (bias.defined() ? y + bias.to(torch::kDouble) : y).to(torch::kFloat);
 }
 
-// float32 sums of `in` products are within a few ulps of the float64 sum per term.
-llm::test::Tolerance sum_tolerance(int64_t in) {
+// A float32 sum of `in` products is within in * eps of the sum of the products'
+// magnitudes (each addition rounds by at most eps of a partial sum).
+llm::test::Tolerance sum_tolerance(int64_t in, double largest_magnitude_sum = 1.0) {
   const double eps = 6e-8 * static_cast<double>(in);
-  return {eps, eps};
+  return {eps * largest_magnitude_sum, eps};
+}
+
+double magnitude_sum(const torch::Tensor& wide_weight, const torch::Tensor& x) {
+  return wide_weight.abs().mv(x.abs()).max().item<double>();
 }
 
 }  // namespace
@@ -50,7 +56,7 @@ TEST_CASE("bfloat16 matrix-vector products, on every instruction set this CPU ru
         llm::matvec_bf16(weight.data_ptr<c10::BFloat16>(), x.data_ptr<float>(),
                          with_bias ? bias.data_ptr<float>() : nullptr, y.data_ptr<float>(), out, in, isa);
         check_close(y, reference(weight.to(torch::kFloat), x, with_bias ? bias : torch::Tensor()), "bf16 matvec",
-                    sum_tolerance(in));
+                    sum_tolerance(in, magnitude_sum(weight.to(torch::kFloat), x)));
       }
     }
   }
@@ -68,8 +74,38 @@ TEST_CASE("int8 matrix-vector products with a scale per row, on every instructio
       auto y = torch::empty({out});
       llm::matvec_int8(q.data_ptr<int8_t>(), scale.data_ptr<float>(), x.data_ptr<float>(), bias.data_ptr<float>(),
                        y.data_ptr<float>(), out, in, isa);
-      check_close(y, reference(wide, x, bias), "int8 matvec", sum_tolerance(in));
+      check_close(y, reference(wide, x, bias), "int8 matvec", sum_tolerance(in, magnitude_sum(wide, x)));
     }
+  }
+}
+
+TEST_CASE("NaN and infinite inputs give torch::mv's NaN and infinite outputs, on every instruction set") {
+  torch::manual_seed(4);
+  const int64_t out = 9, in = 37;
+  auto x = torch::randn({in});
+  x[3] = std::numeric_limits<float>::quiet_NaN();
+  auto y_inf = torch::randn({in});
+  y_inf[30] = std::numeric_limits<float>::infinity();
+  const auto weight = torch::randn({out, in}).to(torch::kBFloat16);
+  const auto [q, scale] = llm::quantize_int8(torch::randn({out, in}));
+  for (const auto isa : llm::supported_kernel_isas()) {
+    INFO(llm::kernel_isa_name(isa));
+    for (const auto& input : {x, y_inf}) {
+      auto y = torch::empty({out});
+      llm::matvec_bf16(weight.data_ptr<c10::BFloat16>(), input.data_ptr<float>(), nullptr, y.data_ptr<float>(), out,
+                       in, isa);
+      auto expected = torch::mv(weight.to(torch::kFloat), input);
+      CHECK(torch::equal(y.isnan(), expected.isnan()));
+      CHECK(torch::equal(y.isinf(), expected.isinf()));
+      const auto zeros = torch::zeros({out});
+      CHECK(torch::equal(torch::where(y.isinf(), y.sign(), zeros), torch::where(expected.isinf(), expected.sign(), zeros)));
+      llm::matvec_int8(q.data_ptr<int8_t>(), scale.data_ptr<float>(), input.data_ptr<float>(), nullptr,
+                       y.data_ptr<float>(), out, in, isa);
+      expected = torch::mv(q.to(torch::kFloat), input) * scale;
+      CHECK(torch::equal(y.isnan(), expected.isnan()));
+      CHECK(torch::equal(y.isinf(), expected.isinf()));
+    }
+    CHECK(torch::isnan(torch::mv(weight.to(torch::kFloat), x)).all().item<bool>());  // NaN reaches every row
   }
 }
 
@@ -105,7 +141,7 @@ TEST_CASE("a converted Linear: one row through the kernels equals the same row t
       const auto row = linear->forward_matvec(x);
       CHECK(row.scalar_type() == model_dtype);
       CHECK(row.sizes() == torch::IntArrayRef({1, 1, 20}));
-      const auto tol = model_dtype == torch::kFloat ? sum_tolerance(48) : llm::test::Tolerance{2e-2, 2e-2};
+      const auto tol = model_dtype == torch::kFloat ? sum_tolerance(48, 10.0) : llm::test::Tolerance{2e-2, 2e-2};
       check_close(row.to(torch::kFloat), linear->forward(x).to(torch::kFloat), "one row", tol);
       CHECK(linear->forward(torch::randn({2, 5, 48}).to(model_dtype)).sizes() ==
             torch::IntArrayRef({2, 5, 20}));  // a prefill widens the weight

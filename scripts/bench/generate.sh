@@ -6,7 +6,8 @@
 #  - KV-cache decoding with the weights in float32, bfloat16 and int8 (--weights-dtype),
 #    against PyTorch in float32 and in bfloat16: tokens/s, the bytes of weights each
 #    token reads, the GB/s that makes next to the machine's read bandwidth (a 1 GB
-#    tensor summed on the same threads), and how many tokens equal float32's.
+#    tensor summed on the same threads), how many tokens equal float32's, and the
+#    process's peak resident memory.
 #
 #   scripts/bench/generate.sh [THREADS] [NEW_TOKENS] [CONFIG]
 set -euo pipefail
@@ -42,7 +43,7 @@ print("same tokens in all four runs:", "yes" if same else "NO")
 print(f"\nKV-cache decoding by weights dtype ({decode['float32']['kernels']} kernels); "
       f"read bandwidth {bandwidth:.1f} GB/s on {json.loads(sys.argv[3])['threads']} threads")
 print(f"{'weights':<9} {'tok/s':>7} {'MB/token':>9} {'GB/s':>6} {'of bw':>6} {'vs f32':>7} {'vs PyTorch f32':>15} "
-      f"{'vs PyTorch bf16':>16} {'same tokens':>12}")
+      f"{'vs PyTorch bf16':>16} {'same tokens':>12} {'peak':>8}")
 f32 = decode["float32"]
 reference = f32["ids"][4:]
 for name, r in decode.items():
@@ -51,7 +52,7 @@ for name, r in decode.items():
     equal = sum(a == b for a, b in zip(r["ids"][4:], reference))
     print(f"{name:<9} {tps:>7.1f} {mb:>9.1f} {gbs:>6.1f} {gbs / bandwidth:>6.0%} {tps / f32['tokens_per_second']:>6.2f}x "
           f"{tps / py['kv-cache']['tokens_per_second']:>14.2f}x {tps / py_bf16['tokens_per_second']:>15.2f}x "
-          f"{equal:>5} of {len(reference)}")
+          f"{equal:>5} of {len(reference)} {r['peak_rss_bytes'] / 1e9:>6.2f} GB")
 print(f"PyTorch bfloat16 (the whole model in bfloat16): {py_bf16['tokens_per_second']:.1f} tok/s")
 sys.exit(0 if same else 1)
 PY

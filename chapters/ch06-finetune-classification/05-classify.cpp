@@ -4,6 +4,7 @@
 // PyTorch's torch.save(model.state_dict())).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -17,6 +18,7 @@
 #include "llm/train/classify_task.h"
 #include "llm/train/training_run.h"
 #include "llm/util/files.h"
+#include "llm/util/utf8.h"
 
 namespace {
 
@@ -67,11 +69,13 @@ Classifier load_classifier(const cxxopts::ParseResult& args) {
   return c;
 }
 
-// --text flags, then --file's lines (blank lines skipped); the lesson's two texts when
-// neither is given.
+// --text flags, each whole (cxxopts would split a list flag's value at its commas), then
+// --file's lines (blank lines skipped); the lesson's two texts when neither is given.
 std::vector<std::string> texts_to_classify(const cxxopts::ParseResult& args) {
   std::vector<std::string> texts;
-  if (args.count("text") != 0) texts = args["text"].as<std::vector<std::string>>();
+  for (const auto& given : args.arguments()) {
+    if (given.key() == "text") texts.push_back(given.value());
+  }
   if (args.count("file") != 0) {
     std::istringstream lines(llm::read_text_file(args["file"].as<std::string>()));
     for (std::string line; std::getline(lines, line);) {
@@ -100,7 +104,7 @@ int main(int argc, char** argv) {
       "a state dict)",
       cxxopts::value<int64_t>(), "N")(
       "class-token", "last or first (default: the checkpoint's; last)", cxxopts::value<std::string>(), "WHICH")(
-      "text", "A text to classify (repeatable)", cxxopts::value<std::vector<std::string>>(), "TEXT")(
+      "text", "A text to classify (repeatable)", cxxopts::value<std::string>(), "TEXT")(
       "file", "A file of texts, one per line", cxxopts::value<std::string>(), "FILE");
   llm::add_config_flag(options, "gpt2-124m-finetune.json");
 
@@ -114,7 +118,11 @@ int main(int argc, char** argv) {
           llm::classify_review(*classifier.model, tokenizer, text, classifier.max_length, classifier.token);
       labels.push_back(label);
       const bool spam_or_not = classifier.num_classes == 2;  // the lesson's words
-      fmt::print("{}\n", spam_or_not ? (label == 1 ? "spam" : "not spam") : fmt::format("class {}", label));
+      // The lesson's label, then which text it is for, on one line.
+      std::string shown = text;
+      std::replace(shown.begin(), shown.end(), '\n', ' ');
+      fmt::print("{}: {}\n", spam_or_not ? (label == 1 ? "spam" : "not spam") : fmt::format("class {}", label),
+                 llm::shortened(llm::printable(shown)));
     }
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),

@@ -66,8 +66,17 @@ texts = open(sys.argv[2]).read().splitlines()
 words = ["spam" if ch06.classify_review(t, model, gpt2_bpe.Encoder(), "cpu", max_length=32) == 1 else "not spam"
          for t in texts]
 print("PyTorch:", words)
-sys.exit(0 if words == sys.argv[3].splitlines() else 1)
+lines = sys.argv[3].splitlines()  # "label: text", a line per text
+sys.exit(0 if words == [line.split(": ", 1)[0] for line in lines] and texts == [line.split(": ", 1)[1] for line in lines]
+         else 1)
 PY
+# A --text with commas is one text (a list flag would split it), and each line says
+# which text it labels.
+two="$("$bin/ch06-05-classify" --checkpoint "$work/saved/checkpoint.pt" \
+  --text "Hey, are we still meeting for dinner tonight?" --text "ok lar")" || fail "ch06-05-classify --text"
+[ "$(printf '%s\n' "$two" | wc -l)" -eq 2 ] || fail "two --text flags gave: $two"
+printf '%s\n' "$two" | head -1 | grep -Eq '^(spam|not spam): Hey, are we still meeting for dinner tonight\?$' ||
+  fail "the first line does not name its text: $two"
 # A pretraining checkpoint is not a classifier: one line saying so.
 "$bin/ch05-02-train" --train-config configs/train-quick.json --max-steps 1 --out-dir "$work/pretrain" --no-plot >/dev/null ||
   fail "ch05-02-train"

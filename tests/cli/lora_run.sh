@@ -80,6 +80,6 @@ texts = open(sys.argv[3]).read().splitlines()
 words = ["spam" if ch06.classify_review(t, model, gpt2_bpe.Encoder(), "cpu", max_length=32) == 1 else "not spam"
          for t in texts]
 print("PyTorch, merged:", words)
-sys.exit(0 if words == sys.argv[4].splitlines() else 1)
+sys.exit(0 if words == [line.split(": ", 1)[0] for line in sys.argv[4].splitlines()] else 1)
 PY
 echo "OK: appendix E's LoRA run equals its PyTorch, resumes exactly, and exports merged"

@@ -63,7 +63,8 @@ torch::Tensor LinearImpl::forward_matvec(const torch::Tensor& x) {
     y = bias.defined() ? torch::addmv(bias, weight, row) : torch::mv(weight, row);
   } else if (is_decode_dtype(weight.scalar_type()) && weight.device().is_cpu() && weight.is_contiguous() &&
              (x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kBFloat16)) {
-    // LibTorch's mv of bfloat16 is a plain loop, slower than its matrix product.
+    // The decode kernels; LibTorch's own mv of bfloat16 is a plain loop, slower than
+    // its matrix product.
     const auto row = x.reshape({-1}).to(torch::kFloat).contiguous();
     const auto b = bias.defined() ? bias.to(torch::kFloat).contiguous() : torch::Tensor();
     y = torch::empty({weight.size(0)}, row.options());

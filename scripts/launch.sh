@@ -16,6 +16,11 @@
 # on. Stopping is SIGTERM (a rank stops at its next step boundary, rank 0 with a
 # checkpoint), then SIGKILL after --grace seconds (30). If the launcher itself is
 # killed, the ranks get SIGTERM from the kernel.
+#
+# On one machine (--nnodes 1), the ranks meet through a file in a fresh private folder
+# (LLM_RENDEZVOUS_FILE, c10d's FileStore), so that no rendezvous port listens on any
+# interface; with --nnodes above 1, rank 0 serves it on --master-port. The folder goes
+# when the launcher ends (an empty one stays if the launcher is killed by SIGKILL).
 set -uo pipefail
 
 usage() {
@@ -47,6 +52,13 @@ done
 # Each rank gets SIGTERM if this script dies, even by SIGKILL (LLM_LAUNCHER_PID: the
 # ranks ask the kernel for it), so no rank trains on alone.
 export LLM_LAUNCHER_PID=$$
+rendezvous_dir=""
+if [ "$nnodes" -eq 1 ]; then
+  rendezvous_dir="$(mktemp -d "${TMPDIR:-/tmp}/llm-rendezvous.XXXXXX")" || { echo "launch.sh: cannot make a folder in ${TMPDIR:-/tmp}" >&2; exit 1; }
+  export LLM_RENDEZVOUS_FILE="$rendezvous_dir/store"
+else
+  unset LLM_RENDEZVOUS_FILE
+fi
 declare -A rank_of
 for ((i = 0; i < n; i++)); do
   rank=$((node_rank * n + i))
@@ -65,7 +77,7 @@ stop_ranks() {
 }
 killer=""
 trap stop_ranks INT TERM
-trap '[ -z "$killer" ] || kill "$killer" 2>/dev/null' EXIT
+trap '[ -z "$killer" ] || kill "$killer" 2>/dev/null; [ -z "$rendezvous_dir" ] || rm -rf "$rendezvous_dir"' EXIT
 
 status=0
 while [ ${#rank_of[@]} -gt 0 ]; do

@@ -137,6 +137,13 @@ add_test(NAME cli:launch:stops-the-run-as-a-whole
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:launch:stops-the-run-as-a-whole PROPERTIES LABELS "cli;distributed;robustness"
                      SKIP_RETURN_CODE 77 TIMEOUT 120)
+# On one machine the launcher's ranks meet through a private file: no rendezvous port
+# listens on any interface.
+add_test(NAME cli:launch:one-machine-rendezvous-listens-nowhere
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/launch_loopback.sh ${BIN} ${RUNS}/launch-loopback
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:launch:one-machine-rendezvous-listens-nowhere PROPERTIES LABELS "cli;distributed"
+                     SKIP_RETURN_CODE 77 TIMEOUT 120)
 # Bad flag values exit 2 before any data is read (these run without the data).
 # Settings are saved as JSON, which holds UTF-8 only: a byte that is not is refused
 # before training, not after it when the checkpoint is written.

@@ -64,6 +64,7 @@ std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::Pa
   config.master_addr = args.count("master-addr") != 0 ? args["master-addr"].as<std::string>()
                                                       : env.master_addr.value_or(config.master_addr);
   config.timeout = std::chrono::seconds(timeout);
+  config.rendezvous_file = env.rendezvous_file.value_or("");
   try {
     config.validate();
   } catch (const Error& e) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <glog/logging.h>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -130,6 +131,9 @@ DistributedEnvironment read_distributed_environment() {
   env.local_rank = environment_number("LOCAL_RANK");
   env.master_port = environment_number("MASTER_PORT");
   if (const char* addr = std::getenv("MASTER_ADDR"); addr != nullptr && *addr != '\0') env.master_addr = addr;
+  if (const char* file = std::getenv("LLM_RENDEZVOUS_FILE"); file != nullptr && *file != '\0') {
+    env.rendezvous_file = file;
+  }
   return env;
 }
 
@@ -145,6 +149,43 @@ void DistributedConfig::validate() const {
   if (timeout.count() <= 0) throw Error(fmt::format("the timeout must be positive, got {} s", timeout.count()));
 }
 
+namespace {
+
+// The rendezvous store: a FileStore at config.rendezvous_file, else a TCPStore that
+// rank 0 serves on master_port and the others reach at master_addr.
+c10::intrusive_ptr<c10d::Store> open_store(const DistributedConfig& config, const std::string& where) {
+  if (!config.rendezvous_file.empty()) {
+    try {
+      auto store = c10::make_intrusive<c10d::FileStore>(config.rendezvous_file, static_cast<int>(config.world_size));
+      store->setTimeout(config.timeout);
+      return store;
+    } catch (const std::exception& e) {
+      throw Error(fmt::format("rank {}: cannot open the rendezvous file '{}' ({})", config.rank,
+                              config.rendezvous_file, first_line(e.what())));
+    }
+  }
+  try {
+    c10d::TCPStoreOptions store;
+    store.port = static_cast<uint16_t>(config.master_port);
+    store.isServer = config.rank == 0;
+    store.numWorkers = static_cast<size_t>(config.world_size);
+    store.waitWorkers = false;  // agree_on_world_size waits for every rank, and names one that is missing
+    store.timeout = config.timeout;
+    return c10::make_intrusive<c10d::TCPStore>(config.master_addr, store);
+  } catch (const std::exception& e) {
+    if (config.rank == 0) {  // rank 0 serves the rendezvous: it cannot have failed to reach itself
+      throw Error(fmt::format("rank 0: cannot serve the rendezvous on port {} ({}); is another program using "
+                              "MASTER_PORT {}? Choose a free one (scripts/launch.sh --master-port)",
+                              config.master_port, first_line(e.what()), config.master_port));
+    }
+    throw Error(fmt::format("rank {}: the rendezvous at {} failed within {} s ({}); is rank 0 running, and are "
+                            "MASTER_ADDR and MASTER_PORT the same for every rank?",
+                            config.rank, where, config.timeout.count(), first_line(e.what())));
+  }
+}
+
+}  // namespace
+
 class ProcessGroup::Pending {
  public:
   explicit Pending(c10::intrusive_ptr<c10d::Work> work) : work(std::move(work)) {}
@@ -157,27 +198,12 @@ struct ProcessGroup::Impl {
 };
 
 ProcessGroup::ProcessGroup(const DistributedConfig& config) : config_(config), impl_(std::make_unique<Impl>()) {
-  const auto where = fmt::format("{}:{}", config.master_addr, config.master_port);
+  const auto where = config.rendezvous_file.empty()
+                         ? fmt::format("{}:{}", config.master_addr, config.master_port)
+                         : fmt::format("the file '{}'", config.rendezvous_file);
   stop_when_launcher_dies();
   const QuietLog quiet;
-  try {
-    c10d::TCPStoreOptions store;
-    store.port = static_cast<uint16_t>(config.master_port);
-    store.isServer = config.rank == 0;
-    store.numWorkers = static_cast<size_t>(config.world_size);
-    store.waitWorkers = false;  // agree_on_world_size waits for every rank, and names one that is missing
-    store.timeout = config.timeout;
-    impl_->store = c10::make_intrusive<c10d::TCPStore>(config.master_addr, store);
-  } catch (const std::exception& e) {
-    if (config.rank == 0) {  // rank 0 serves the rendezvous: it cannot have failed to reach itself
-      throw Error(fmt::format("rank 0: cannot serve the rendezvous on port {} ({}); is another program using "
-                              "MASTER_PORT {}? Choose a free one (scripts/launch.sh --master-port)",
-                              config.master_port, first_line(e.what()), config.master_port));
-    }
-    throw Error(fmt::format("rank {}: the rendezvous at {} failed within {} s ({}); is rank 0 running, and are "
-                            "MASTER_ADDR and MASTER_PORT the same for every rank?",
-                            config.rank, where, config.timeout.count(), first_line(e.what())));
-  }
+  impl_->store = open_store(config, where);
   try {
     agree_on_world_size(*impl_->store, config);
   } catch (const Error&) {

@@ -20,6 +20,11 @@ struct DistributedConfig {
   int64_t master_port = 29500;
   /// How long the rendezvous and each collective may wait for the other ranks.
   std::chrono::seconds timeout{300};
+  /// Not empty: the rendezvous goes through this file (c10d's FileStore), which only
+  /// this machine's processes reach, instead of a TCPStore that rank 0 serves on
+  /// MASTER_PORT on every interface. scripts/launch.sh sets it (LLM_RENDEZVOUS_FILE,
+  /// in a fresh private folder) for a run on one machine.
+  std::string rendezvous_file;
 
   /// Throws llm::Error naming the first impossible value.
   void validate() const;
@@ -27,15 +32,15 @@ struct DistributedConfig {
 
 /// torchrun's environment variables, each when it is set: WORLD_SIZE, RANK,
 /// LOCAL_RANK, MASTER_PORT (whole numbers; anything else is an llm::Error naming the
-/// variable) and MASTER_ADDR.
+/// variable) and MASTER_ADDR; and scripts/launch.sh's LLM_RENDEZVOUS_FILE.
 struct DistributedEnvironment {
   std::optional<int64_t> world_size, rank, local_rank, master_port;
-  std::optional<std::string> master_addr;
+  std::optional<std::string> master_addr, rendezvous_file;
 };
 DistributedEnvironment read_distributed_environment();
 
 /// A process group of LibTorch's c10d: Gloo over a TCPStore rendezvous that rank 0
-/// hosts at master_addr:master_port. Every collective waits for all ranks; a rank
+/// hosts at master_addr:master_port (or a FileStore at rendezvous_file). Every collective waits for all ranks; a rank
 /// that died or hangs past the timeout turns into an llm::Error on the others.
 class ProcessGroup {
  public:

@@ -4,7 +4,6 @@
 // PyTorch's torch.save(model.state_dict())).
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -18,6 +17,7 @@
 #include "llm/train/classify_task.h"
 #include "llm/train/training_run.h"
 #include "llm/util/files.h"
+#include "llm/util/show.h"
 #include "llm/util/utf8.h"
 
 namespace {
@@ -119,10 +119,8 @@ int main(int argc, char** argv) {
       labels.push_back(label);
       const bool spam_or_not = classifier.num_classes == 2;  // the lesson's words
       // The lesson's label, then which text it is for, on one line.
-      std::string shown = text;
-      std::replace(shown.begin(), shown.end(), '\n', ' ');
       fmt::print("{}: {}\n", spam_or_not ? (label == 1 ? "spam" : "not spam") : fmt::format("class {}", label),
-                 llm::shortened(llm::printable(shown)));
+                 llm::shortened(llm::printable(llm::one_line(text))));
     }
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),

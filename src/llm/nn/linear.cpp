@@ -91,14 +91,16 @@ torch::Tensor LinearImpl::weight_as(torch::ScalarType dtype) const {
 
 void LinearImpl::convert_weight(WeightsDtype dtype) {
   if (dtype == WeightsDtype::kFloat32) return;
-  torch::NoGradGuard no_grad;
-  const auto wide = weight_as(torch::kFloat);
   weight.requires_grad_(false);
+  const auto target = dtype == WeightsDtype::kBFloat16 ? torch::kBFloat16 : torch::kChar;
+  if (weight.scalar_type() == target) return;  // already so: nothing to convert
+  torch::NoGradGuard no_grad;
   if (dtype == WeightsDtype::kBFloat16) {
-    weight.set_data(wide.to(torch::kBFloat16).contiguous());
+    weight.set_data(weight_as(torch::kBFloat16).contiguous());
     weight_scale = torch::Tensor();
   } else {
-    auto [q, scale] = quantize_int8(wide);
+    // A floating-point weight as it is: quantize_int8 widens it a few rows at a time.
+    auto [q, scale] = quantize_int8(weight.detach());
     weight.set_data(q);
     weight_scale = scale;
   }

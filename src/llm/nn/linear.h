@@ -52,8 +52,9 @@ struct LinearImpl : torch::nn::Module {
   /// Keeps the weight in fewer bytes for decoding (--weights-dtype): bfloat16, or int8
   /// with a float32 scale per output row (weight_scale, quantize_int8). forward_matvec
   /// then reads it through the decode kernels, and forward widens it to its input's
-  /// dtype first (a prompt's prefill, the explorer). kFloat32 changes nothing: a
-  /// bfloat16 model keeps its bfloat16 weights. The weight no longer requires grad: a
+  /// dtype first (a prompt's prefill, the explorer). kFloat32 changes nothing (a
+  /// bfloat16 model keeps its bfloat16 weights); a weight already in the asked dtype
+  /// stays as it is. Either of the two makes the weight stop requiring grad: a
   /// converted Linear is for inference.
   void convert_weight(WeightsDtype dtype);
   /// The weight as a tensor of `dtype` (itself when it has that dtype), dequantized

@@ -40,8 +40,9 @@ struct DistributedEnvironment {
 DistributedEnvironment read_distributed_environment();
 
 /// A process group of LibTorch's c10d: Gloo over a TCPStore rendezvous that rank 0
-/// hosts at master_addr:master_port (or a FileStore at rendezvous_file). Every collective waits for all ranks; a rank
-/// that died or hangs past the timeout turns into an llm::Error on the others.
+/// hosts at master_addr:master_port (or a FileStore at rendezvous_file). Every
+/// collective waits for all ranks; a rank that died or hangs past the timeout turns
+/// into an llm::Error on the others.
 class ProcessGroup {
  public:
   explicit ProcessGroup(const DistributedConfig& config);

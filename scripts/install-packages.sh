@@ -8,6 +8,7 @@ packages=(
   libtorch-dev libcxxopts-dev libspdlog-dev catch2 nlohmann-json3-dev libpcre2-dev zlib1g-dev
   libutf8proc-dev  # NFC, for tokenizer.json's normalizers (Qwen3)
   libgloo-dev  # c10d's Gloo headers, for distributed training
+  libcpp-httplib-dev  # HTTP for the server (serve)
   libopenblas0-pthread  # without it LibTorch's matrix products use the reference BLAS, ~40x slower
   python3-torch python3-matplotlib
   python3-pandas  # the references of lesson 6's data preparation (DataFrame.sample)

@@ -2,7 +2,7 @@
 # The library's layers (src/llm/CMakeLists.txt): a folder includes only itself and
 # the folders below it, and only src/llm/cli/ knows the command line (cxxopts).
 #
-#   util -> nn -> io -> text -> attention -> model -> train -> reference -> cli
+#   util -> nn -> io -> text -> attention -> model -> train -> reference -> serve -> cli
 set -uo pipefail
 cd "$(dirname "$0")/../src/llm" || exit 1
 declare -A allowed=(
@@ -14,7 +14,8 @@ declare -A allowed=(
   [model]="util nn io text attention model"
   [train]="util nn io text attention model train"
   [reference]="util nn io text attention model reference"
-  [cli]="util nn io text attention model train reference cli"
+  [serve]="util nn io text attention model serve"
+  [cli]="util nn io text attention model train reference serve cli"
 )
 bad=0
 for folder in */; do

@@ -23,7 +23,10 @@ int main(int argc, char** argv) {
     if (args.count("bos") != 0 && args.count("model-dir") == 0) {
       throw llm::cli::BadFlagValue("--bos puts the BOS token of --model-dir's config.json first; give --model-dir");
     }
-    auto [model, tokenizer, bos_id] = llm::trained_model_from_flags(args);
+    auto trained = llm::trained_model_from_flags(args);
+    auto& model = trained.model;
+    const auto& tokenizer = trained.tokenizer;
+    const auto& bos_id = trained.bos_id;
     if (args.count("bos") != 0 && !bos_id) {
       throw llm::Error(fmt::format("folder '{}': config.json has no bos_token_id", args["model-dir"].as<std::string>()));
     }

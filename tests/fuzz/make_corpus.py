@@ -243,6 +243,20 @@ def instruction_data_seeds():
     write("instruction-data", "nested", "[" * 2000 + "]" * 2000)
 
 
+def serve_request_seeds():
+    # The first byte picks the endpoint: 0 /api/generate, 1 /api/chat, 2 /v1/completions, 3 /v1/chat/completions.
+    chat = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]
+    write("serve-request", "ollama-generate", "\x00" + json.dumps(
+        {"model": "m", "prompt": "Every effort", "stream": False, "system": "s",
+         "options": {"temperature": 0.8, "top_k": 40, "num_predict": 8, "seed": 1, "stop": ["\n"]}}))
+    write("serve-request", "ollama-chat", "\x01" + json.dumps({"messages": chat, "think": True}))
+    write("serve-request", "openai-completions", "\x02" + json.dumps({"prompt": ["Once"], "max_tokens": 4, "stop": "x"}))
+    write("serve-request", "openai-chat", "\x03" + json.dumps(
+        {"messages": [{"role": "user", "content": [{"type": "text", "text": "a"}]}], "stream": True, "n": 1}))
+    write("serve-request", "wrong-types", "\x03" + json.dumps({"messages": [{"role": 1}], "temperature": "hot"}))
+    write("serve-request", "nested", "\x00" + "[" * 2000 + "]" * 2000)
+
+
 def hf_config_seeds():
     """config.json as the Hub holds it for the families --model-dir reads."""
     llama = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 128256,
@@ -289,6 +303,7 @@ if __name__ == "__main__":
     email_seeds()
     http_seeds()
     instruction_data_seeds()
+    serve_request_seeds()
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())
         print(f"{folder.name}: {len(files)} files, {sum(f.stat().st_size for f in files)} bytes")

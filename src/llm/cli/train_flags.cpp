@@ -259,14 +259,15 @@ TrainedModel trained_model_from_flags(const cxxopts::ParseResult& args,
       auto tokenizer = folder.tokenizer();  // the small file first: its errors come before the weights' read
       auto model = folder.load_model();
       model->to(cli::device(args));
-      return {model, std::move(tokenizer), folder.bos_id()};
+      return {model, std::move(tokenizer), folder.bos_id(), std::nullopt};
     }
     auto tokenizer = default_tokenizer();
-    if (args.count("checkpoint") == 0) return {model_from_flags(args), std::move(tokenizer), std::nullopt};
+    if (args.count("checkpoint") == 0) return {model_from_flags(args), std::move(tokenizer), std::nullopt, std::nullopt};
     const auto path = args["checkpoint"].as<std::string>();
-    auto model = checkpoint_model(load_checkpoint(path), path);
+    const auto checkpoint = load_checkpoint(path);
+    auto model = checkpoint_model(checkpoint, path);
     model->to(cli::device(args));
-    return {model, std::move(tokenizer), std::nullopt};
+    return {model, std::move(tokenizer), std::nullopt, checkpoint_train_config(checkpoint, path)};
   }();
   convert_linear_weights(*trained.model, weights_dtype);
   return trained;

@@ -64,6 +64,8 @@ struct TrainedModel {
   BpeTokenizer tokenizer;
   /// --model-dir's config.json bos_token_id, when it names one.
   std::optional<int64_t> bos_id;
+  /// --checkpoint's run settings (its task, its prompt style), when the model is a checkpoint's.
+  std::optional<TrainConfig> run;
 };
 
 /// The model the flags name, on --device: --checkpoint's (its config and weights),

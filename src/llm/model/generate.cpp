@@ -70,50 +70,61 @@ void SamplingOptions::validate() const {
   if (top_k_ < 0) throw Error(fmt::format("top_k must be >= 0, got {}", top_k_));
 }
 
-torch::Tensor generate(LanguageModelImpl& model, torch::Tensor idx, const SamplingOptions& options) {
+TokenGenerator::TokenGenerator(LanguageModelImpl& model, torch::Tensor idx, const SamplingOptions& options)
+    : model_(model), options_(options) {
   check_prompt(idx);
-  const auto caller_device = idx.device();
-  idx = idx.to(model.device());
+  ids_ = idx.to(model.device());
   const int64_t vocab_size = model.shape().vocab_size;
   if (options.eos_id() && (*options.eos_id() < 0 || *options.eos_id() >= vocab_size)) {
     throw Error(fmt::format("eos_id must be a token id below the vocabulary size {}, got {}", vocab_size,
                             *options.eos_id()));
   }
   // The lesson passes the model's context length as context_size.
-  const int64_t context_size = model.shape().context_length;
-  const int64_t top_k = std::min(options.top_k(), vocab_size);
-  torch::NoGradGuard no_grad;
-  std::optional<KVCache> cache;
-  if (options.kv_cache()) cache.emplace(model.new_cache());
-  // The logits of the token after `ids`, from their last context_size tokens. With a
-  // cache the model sees only the tokens it has not cached; once the window slides,
-  // positions shift and the cache starts over on the window, as uncached generation
-  // recomputes it.
-  const auto next_logits = [&](const torch::Tensor& ids) {
-    const int64_t n = ids.size(1);
-    if (!cache) return model.forward(ids.slice(1, std::max<int64_t>(0, n - context_size))).select(1, -1);
-    if (n > context_size) {
-      cache->clear();
-      return model.forward_cached(ids.slice(1, n - context_size), *cache).select(1, -1);
-    }
-    return model.forward_cached(ids.slice(1, cache->length()), *cache).select(1, -1);  // [b, vocab_size]
-  };
-  for (int64_t i = 0; i < options.max_new_tokens() && !StopOnSignal::requested(); ++i) {
-    auto logits = next_logits(idx);  // [b, vocab_size]
-    if (top_k > 0) {
-      const auto kth = std::get<0>(torch::topk(logits, top_k)).select(1, -1).unsqueeze(1);  // [b, 1]
-      logits = logits.masked_fill(logits < kth, -std::numeric_limits<float>::infinity());
-    }
-    torch::Tensor next;  // [b, 1]
-    if (options.temperature() > 0.0) {
-      next = torch::multinomial(torch::softmax(logits / options.temperature(), -1), 1);
-    } else {
-      next = logits.argmax(-1, /*keepdim=*/true);
-    }
-    if (options.eos_id() && (next == *options.eos_id()).all().item<bool>()) break;
-    idx = torch::cat({idx, next}, 1);  // [b, t + 1]
+  context_size_ = model.shape().context_length;
+  top_k_ = std::min(options.top_k(), vocab_size);
+  if (options.kv_cache()) cache_.emplace(model.new_cache());
+}
+
+// The logits of the token after ids_, from their last context_size tokens. With a
+// cache the model sees only the tokens it has not cached; once the window slides,
+// positions shift and the cache starts over on the window, as uncached generation
+// recomputes it.
+torch::Tensor TokenGenerator::next_logits() {
+  const int64_t n = ids_.size(1);
+  if (!cache_) return model_.forward(ids_.slice(1, std::max<int64_t>(0, n - context_size_))).select(1, -1);
+  if (n > context_size_) {
+    cache_->clear();
+    return model_.forward_cached(ids_.slice(1, n - context_size_), *cache_).select(1, -1);
   }
-  return idx.to(caller_device);
+  return model_.forward_cached(ids_.slice(1, cache_->length()), *cache_).select(1, -1);  // [b, vocab_size]
+}
+
+std::optional<torch::Tensor> TokenGenerator::next() {
+  if (generated_ >= options_.max_new_tokens()) return std::nullopt;
+  torch::NoGradGuard no_grad;
+  auto logits = next_logits();  // [b, vocab_size]
+  if (top_k_ > 0) {
+    const auto kth = std::get<0>(torch::topk(logits, top_k_)).select(1, -1).unsqueeze(1);  // [b, 1]
+    logits = logits.masked_fill(logits < kth, -std::numeric_limits<float>::infinity());
+  }
+  torch::Tensor next;  // [b, 1]
+  if (options_.temperature() > 0.0) {
+    next = torch::multinomial(torch::softmax(logits / options_.temperature(), -1), 1);
+  } else {
+    next = logits.argmax(-1, /*keepdim=*/true);
+  }
+  if (options_.eos_id() && (next == *options_.eos_id()).all().item<bool>()) return std::nullopt;
+  ids_ = torch::cat({ids_, next}, 1);  // [b, t + 1]
+  ++generated_;
+  return next;
+}
+
+torch::Tensor generate(LanguageModelImpl& model, torch::Tensor idx, const SamplingOptions& options) {
+  const auto caller_device = idx.device();
+  TokenGenerator generator(model, std::move(idx), options);
+  while (!StopOnSignal::requested() && generator.next()) {
+  }
+  return generator.ids().to(caller_device);
 }
 
 }  // namespace llm

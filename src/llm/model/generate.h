@@ -46,6 +46,33 @@ struct SamplingOptions {
   TORCH_ARG(bool, kv_cache) = true;
 };
 
+/// generate() one token at a time, for a caller that shows each token as it comes
+/// (the server) or stops on its own terms. Keeps the ids so far, on the model's
+/// device, and the KV cache when options.kv_cache(). `options` are taken as valid;
+/// eos_id is checked against the model's vocabulary.
+class TokenGenerator {
+ public:
+  TokenGenerator(LanguageModelImpl& model, torch::Tensor idx, const SamplingOptions& options);
+
+  /// The next token of each row ([b, 1], appended to ids()), drawn as generate() draws
+  /// it; nullopt once max_new_tokens are out, or when every row's next token is eos_id.
+  std::optional<torch::Tensor> next();
+  /// The prompt and the tokens so far, [b, t + generated()].
+  const torch::Tensor& ids() const { return ids_; }
+  int64_t generated() const { return generated_; }
+
+ private:
+  torch::Tensor next_logits();
+
+  LanguageModelImpl& model_;
+  SamplingOptions options_;
+  torch::Tensor ids_;
+  std::optional<KVCache> cache_;
+  int64_t context_size_ = 0;
+  int64_t top_k_ = 0;
+  int64_t generated_ = 0;
+};
+
 /// Lesson 5.3: generation with temperature scaling, top-k and a stop token. Draws
 /// come from LibTorch's global generator (torch.multinomial), so the same seed gives
 /// the same text here and in PyTorch. Runs without autograd in the model's current

@@ -11,3 +11,9 @@ llm_cli_test(serve:bad-chat-format 2 "--chat-format must be" COMMAND serve --cha
 llm_cli_test(serve:bad-temperature 2 "--temperature or --top-k: temperature must be" COMMAND serve --temperature -1)
 llm_cli_test(serve:tokens-over-limit 2 "--max-new-tokens \\(500\\) is more than --max-tokens-limit \\(100\\)"
              COMMAND serve --max-new-tokens 500 --max-tokens-limit 100)
+
+# The chat page in headless Chromium.
+add_test(NAME browser:serve:chat-page
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/chat_page.sh ${BIN} ${PYTHON_TORCH} ${CMAKE_CURRENT_BINARY_DIR}/chat-page
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(browser:serve:chat-page PROPERTIES LABELS "browser" TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -3,7 +3,8 @@
 # answers in both APIs equal `generate`'s text (greedy, and sampled with a seed), stop
 # strings, refusals, bad bytes and eight clients at once; then GPT-2 small (untrained,
 # slow enough to be caught mid-answer): a client gone cancels its answer, a full queue
-# refuses; Ctrl-C ends the server with exit 0. Every wait is bounded.
+# refuses, and lesson 7.8's evaluation runs with it as the judge; Ctrl-C ends the server
+# with exit 0. Every wait is bounded.
 #
 #   serve_run.sh BIN_DIR PYTHON WORK_DIR
 set -uo pipefail
@@ -11,35 +12,7 @@ bin="$1" python="$2" work="$3"
 source "$(dirname "$0")/common.sh"
 require_data gpt2/encoder.json gpt2/vocab.bpe
 fresh_dir "$work"
-server=""
-trap '[ -n "$server" ] && kill -9 "$server" 2>/dev/null' EXIT
-
-# start_server LOG ARGS...: starts serve on a free port; sets $server and $port.
-start_server() {
-  local log="$1"
-  shift
-  timeout 300 "$bin/serve" --port 0 "$@" >"$log" 2>&1 &
-  server=$!
-  for _ in $(seq 600); do
-    port=$(sed -nE 's|^Serving on http://127\.0\.0\.1:([0-9]+)/.*|\1|p' "$log")
-    [ -n "$port" ] && return 0
-    kill -0 "$server" 2>/dev/null || fail "serve exited: $(cat "$log")"
-    sleep 0.1
-  done
-  fail "serve did not start within 60 s: $(cat "$log")"
-}
-
-# stop_server LOG: Ctrl-C, then exit 0 within 10 s and the line that says so.
-stop_server() {
-  kill -INT "$server"
-  for _ in $(seq 100); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$server" 2>/dev/null && fail "serve did not stop within 10 s of SIGINT"
-  wait "$server"
-  local code=$?
-  server=""
-  [ "$code" -eq 0 ] || fail "serve exited $code after SIGINT: $(cat "$1")"
-  grep -q "^Stopped by SIGINT (Ctrl-C)$" "$1" || fail "no stop line: $(cat "$1")"
-}
+source "$(dirname "$0")/serve_common.sh"
 
 prompt="Every effort moves you"
 # The tiny model's weights in a file, so that the server and `generate` share them while
@@ -62,7 +35,19 @@ start_server "$work/tiny.log" "${tiny[@]}" --name tiny --max-body-bytes 4096 --m
 timeout 120 "$python" tests/cli/serve_client.py "$port" answers "$work/expected.json" || fail "the tiny model's answers"
 stop_server "$work/tiny.log"
 
-start_server "$work/small.log" --queue 1
+start_server "$work/small.log" --queue 1 --max-new-tokens 8
 timeout 120 "$python" tests/cli/serve_client.py "$port" limits || fail "the limits"
+# Lesson 7.8's evaluation with this server as the judge (an untrained one: its answers
+# are no numbers, which the lesson reports and leaves out, so the run ends with no score).
+"$python" -c 'import json, sys; json.dump([{"instruction": f"Name a color ({i}).", "input": "", "output": "Blue.",
+  "model_response": "Red."} for i in range(3)], open(sys.argv[1], "w"))' "$work/responses.json"
+timeout 120 "$bin/ch07-05-evaluate" --responses "$work/responses.json" --host 127.0.0.1 --port "$port" \
+  --model untrained --timeout 60 >"$work/evaluate.log" 2>&1
+code=$?
+[ "$code" -eq 1 ] && grep -q "error: no entry of '$work/responses.json' got a score$" "$work/evaluate.log" ||
+  fail "ch07-05-evaluate exited $code: $(cat "$work/evaluate.log")"
+grep -q "^Number of scores: 0 of 3$" "$work/evaluate.log" || fail "not 3 entries judged: $(cat "$work/evaluate.log")"
+[ "$(grep -c "^Could not convert score: " "$work/evaluate.log")" -eq 3 ] ||
+  fail "not three answers read and reported: $(cat "$work/evaluate.log")"
 stop_server "$work/small.log"
 echo "serve: OK"

@@ -1,0 +1,36 @@
+# Sourced by the server's test scripts: start build/bin/serve on a free port of
+# 127.0.0.1 and stop it with Ctrl-C. Needs $bin (the build's bin folder) and common.sh.
+
+# start_server LOG ARGS...: starts serve (at most 300 s) and waits for its port; sets
+# $server (the timeout wrapper's pid) and $port.
+server=""
+trap '[ -n "$server" ] && kill -9 "$server" $(pgrep -P "$server") 2>/dev/null' EXIT
+start_server() {
+  local log="$1"
+  shift
+  timeout 300 "$bin/serve" --port 0 "$@" >"$log" 2>&1 &
+  server=$!
+  port=""
+  for _ in $(seq 600); do
+    port=$(sed -nE 's|^Serving on http://127\.0\.0\.1:([0-9]+)/.*|\1|p' "$log")
+    [ -n "$port" ] && return 0
+    kill -0 "$server" 2>/dev/null || fail "serve exited: $(cat "$log")"
+    sleep 0.1
+  done
+  fail "serve did not start within 60 s: $(cat "$log")"
+}
+
+# stop_server LOG: Ctrl-C to serve itself (timeout would send it a second one, which
+# ends a program at once), then exit 0 within 10 s and the line that says so.
+stop_server() {
+  local child
+  child=$(pgrep -P "$server") || fail "serve is not running: $(cat "$1")"
+  kill -INT "$child"
+  for _ in $(seq 100); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$server" 2>/dev/null && fail "serve did not stop within 10 s of SIGINT"
+  wait "$server"
+  local code=$?
+  server=""
+  [ "$code" -eq 0 ] || fail "serve exited $code after SIGINT: $(cat "$1")"
+  grep -q "^Stopped by SIGINT (Ctrl-C)$" "$1" || fail "no stop line: $(cat "$1")"
+}

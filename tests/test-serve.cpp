@@ -169,6 +169,22 @@ TEST_CASE("Answers in each API's shape, streamed and whole") {
   CHECK(json::parse(llm::serve::error_body(llm::serve::Api::kOpenAi, 429, "busy"))["error"]["type"] == "rate_limit_error");
 }
 
+TEST_CASE("A classifier's request and answer") {
+  const auto request = llm::serve::parse_classify_request(R"({"model": "m", "text": "WIN now"})");
+  CHECK(request.model == "m");
+  CHECK(request.text == "WIN now");
+  try {
+    llm::serve::parse_classify_request(R"({"texts": ["a"]})");
+    FAIL("a request without a text was accepted");
+  } catch (const llm::serve::RequestError& e) {
+    CHECK(e.status == 400);
+    CHECK(e.message == "'text' is missing; expected the text to classify");
+  }
+  const auto answer = json::parse(llm::serve::classify_answer("m", {"not spam", "spam"}, {0.2, 0.8}));
+  CHECK(answer["label"] == "spam");
+  CHECK(answer["probabilities"]["not spam"] == 0.2);
+}
+
 TEST_CASE("A stream's text: stop strings across tokens, and characters split across tokens") {
   const auto& tokenizer = gpt2();
   const auto ids = tokenizer.encode("Hello world, this is the end of it.");

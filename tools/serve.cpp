@@ -1,7 +1,8 @@
 // A local server for a trained model: Ollama's and OpenAI's APIs (/api/generate,
 // /api/chat, /v1/chat/completions, ...), streamed or whole, and a chat page at "/".
 // It loads a checkpoint, a state dict with its config, or a Hugging Face folder, and
-// answers requests one at a time from a bounded queue.
+// answers requests one at a time from a bounded queue. A chapter-6 classifier's
+// checkpoint is served at /api/classify, with a page that classifies a text.
 #include <fmt/format.h>
 
 #include <atomic>
@@ -111,14 +112,20 @@ int main(int argc, char** argv) {
     chat_format_flag(args);
     llm::weights_dtype_from_flags(args);
     auto trained = llm::trained_model_from_flags(args);
-    if (trained.run && trained.run->task == "classify") {
-      throw llm::Error(fmt::format("checkpoint '{}' is a classifier's; serve answers with a language model",
-                                   args["checkpoint"].as<std::string>()));
-    }
-    const auto format = llm::serve::PromptFormat::named(chat_format_of(args, trained));
+    const bool classifier = trained.run && trained.run->task == "classify";
+    const auto format = llm::serve::PromptFormat::named(classifier ? "text" : chat_format_of(args, trained));
     server_settings.family = std::string(trained.model->family());
-    llm::serve::ModelEngine engine(trained.model, queue);
-    llm::serve::Server server(engine, trained.tokenizer, format, server_settings);
+    // A chapter-6 classifier answers /api/classify with its training length and token;
+    // a language model generates, one answer at a time from the queue.
+    std::unique_ptr<llm::serve::ModelClassifier> classify;
+    std::unique_ptr<llm::serve::ModelEngine> generate;
+    if (classifier) {
+      classify = std::make_unique<llm::serve::ModelClassifier>(trained.model, trained.tokenizer, trained.run->max_length,
+                                                               llm::parse_class_token(trained.run->class_token));
+    } else {
+      generate = std::make_unique<llm::serve::ModelEngine>(trained.model, queue);
+    }
+    llm::serve::Server server({generate.get(), classify.get()}, trained.tokenizer, format, server_settings);
     const int port = server.bind();
 
     llm::StopOnSignal stop_on_signal;
@@ -127,14 +134,19 @@ int main(int argc, char** argv) {
       while (!done && !llm::StopOnSignal::requested()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
       server.stop();
     });
-    fmt::print("Model: {} ({}, {}), chat format {}, context {} tokens\n", server_settings.model_name,
-               server_settings.family, llm::model_source(args), format.name(), engine.context_length());
+    if (classifier) {
+      fmt::print("Model: {} ({}, {}), a classifier of texts up to {} tokens\n", server_settings.model_name,
+                 server_settings.family, llm::model_source(args), trained.run->max_length);
+    } else {
+      fmt::print("Model: {} ({}, {}), chat format {}, context {} tokens\n", server_settings.model_name,
+                 server_settings.family, llm::model_source(args), format.name(), generate->context_length());
+    }
     fmt::print("Serving on http://{}:{}/ (the chat page; Ollama's API under /api, OpenAI's under /v1); Ctrl-C stops\n",
                server_settings.host, port);
     server.listen();
     done = true;
     watcher.join();
-    engine.stop();
+    if (generate) generate->stop();
     if (llm::StopOnSignal::requested()) fmt::print("Stopped by {}\n", llm::StopOnSignal::signal_name());
   });
 }

@@ -4,7 +4,9 @@ only): a prompt sent streams into the page token by token, tokens/s show, Stop e
 an answer (and the server's work on it), and the second turn's request carries the
 first turn. For tests/cli/chat_page.sh.
 
-    chat_page.py BROWSER PORT PROFILE_DIR
+    chat_page.py BROWSER PORT PROFILE_DIR [classify]
+
+With "classify", the server holds a classifier: its page classifies a typed text.
 """
 import json
 import os
@@ -15,6 +17,7 @@ import time
 import urllib.request
 
 browser, port, profile = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+classifier = sys.argv[4:] == ["classify"]
 
 
 def fail(message):
@@ -84,17 +87,32 @@ try:
 
     # The page's own requests, recorded as they leave (the page is not changed otherwise).
     # Loaded: the page asked the server about its model (a navigation under way may refuse an evaluation).
+    loaded = "classes:" if classifier else "chat format"
     deadline = time.time() + 30
     while True:
         try:
             if js("document.readyState === 'complete' && (document.getElementById('model') || {textContent: ''}).textContent"
-                  ".includes('chat format')"):
+                  ".includes('" + loaded + "')"):
                 break
         except RuntimeError:
             pass
         if time.time() > deadline:
             fail("the page did not load within 30 s")
         time.sleep(0.1)
+    if classifier:
+        shown = js("""new Promise((done) => {
+          document.getElementById('text').value = 'WIN a FREE prize now';
+          document.getElementById('classify').click();
+          const wait = () => document.getElementById('label').textContent
+            ? done({label: document.getElementById('label').textContent,
+                    rows: [...document.querySelectorAll('.class span')].map((e) => e.textContent)})
+            : setTimeout(wait, 20);
+          wait();
+        })""")
+        if shown["label"] not in ("spam", "not spam") or len(shown["rows"]) != 2:
+            fail(f"the classifier's page shows {shown}")
+        print(f"classifier page: {shown}")
+        sys.exit(0)
     js("""window.sent = []; const pageFetch = window.fetch;
        window.fetch = (url, options) => { if (options && options.body) window.sent.push(JSON.parse(options.body)); return pageFetch(url, options); };
        true""")

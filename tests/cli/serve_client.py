@@ -4,6 +4,7 @@ only; every socket has a timeout, every wait a bound.
 
     serve_client.py PORT answers EXPECTED.json   the tiny model: texts, stops, errors, many clients
     serve_client.py PORT limits                  a slow model: a client gone, a full queue
+    serve_client.py PORT classify LABEL TEXT     a classifier: TEXT's label is LABEL, as ch06-05-classify says
 """
 import http.client
 import json
@@ -222,7 +223,26 @@ def phase_limits():
     print("limits: OK")
 
 
+def phase_classify(label, text):
+    status, text_answer = post("/api/classify", {"text": text})
+    answer = json.loads(text_answer)
+    check(status == 200 and answer["label"] == label, f"/api/classify: {status} {text_answer} (ch06-05-classify: {label})")
+    probabilities = answer["probabilities"]
+    check(set(probabilities) == {"spam", "not spam"} and abs(sum(probabilities.values()) - 1) < 1e-6,
+          f"the probabilities: {probabilities}")
+    check(max(probabilities, key=probabilities.get) == label, f"the label is not the most likely class: {answer}")
+    status, body = post("/api/classify", {"text": 3})
+    check(status == 400 and "'text' must be a string" in json.loads(body)["error"], f"a bad text: {status} {body}")
+    status, body = post("/api/chat", {"messages": [{"role": "user", "content": "x"}]})
+    check(status == 400 and "is a classifier" in json.loads(body)["error"], f"chat with a classifier: {status} {body}")
+    status, _, page = request("GET", "/")
+    check(status == 200 and "/api/classify" in page, "the classifier's page at /")
+    print("classify: OK")
+
+
 if sys.argv[2] == "answers":
     phase_answers(sys.argv[3])
+elif sys.argv[2] == "classify":
+    phase_classify(sys.argv[3], sys.argv[4])
 else:
     phase_limits()

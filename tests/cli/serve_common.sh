@@ -34,3 +34,18 @@ stop_server() {
   [ "$code" -eq 0 ] || fail "serve exited $code after SIGINT: $(cat "$1")"
   grep -q "^Stopped by SIGINT (Ctrl-C)$" "$1" || fail "no stop line: $(cat "$1")"
 }
+
+# make_classifier DIR: a chapter-6 classifier in DIR/classifier/checkpoint.pt (the tiny
+# model, two steps on sixteen texts of DIR/spam); needs $python.
+make_classifier() {
+  mkdir -p "$1/spam"
+  "$python" - "$1/spam" <<'PY' || fail "the spam texts"
+import csv, sys
+rows = [(i % 2, ("WIN a FREE prize now, call " if i % 2 else "See you at lunch, ") + str(i)) for i in range(16)]
+for name, part in (("train", rows), ("validation", rows[:8]), ("test", rows[8:])):
+    with open(f"{sys.argv[1]}/{name}.csv", "w", newline="") as f:
+        csv.writer(f).writerows([("Label", "Text"), *part])
+PY
+  "$bin/ch06-04-finetune" --train-config configs/train-classify-quick.json --data "$1/spam" --max-steps 2 \
+    --no-plot --out-dir "$1/classifier" >"$1/finetune.log" 2>&1 || fail "ch06-04-finetune: $(cat "$1/finetune.log")"
+}

@@ -3,8 +3,9 @@
 # answers in both APIs equal `generate`'s text (greedy, and sampled with a seed), stop
 # strings, refusals, bad bytes and eight clients at once; then GPT-2 small (untrained,
 # slow enough to be caught mid-answer): a client gone cancels its answer, a full queue
-# refuses, and lesson 7.8's evaluation runs with it as the judge; Ctrl-C ends the server
-# with exit 0. Every wait is bounded.
+# refuses, and lesson 7.8's evaluation runs with it as the judge; a chapter-6 classifier
+# answers /api/classify as ch06-05-classify does; Ctrl-C ends the server with exit 0.
+# Every wait is bounded.
 #
 #   serve_run.sh BIN_DIR PYTHON WORK_DIR
 set -uo pipefail
@@ -50,4 +51,15 @@ grep -q "^Number of scores: 0 of 3$" "$work/evaluate.log" || fail "not 3 entries
 [ "$(grep -c "^Could not convert score: " "$work/evaluate.log")" -eq 3 ] ||
   fail "not three answers read and reported: $(cat "$work/evaluate.log")"
 stop_server "$work/small.log"
+
+# A chapter-6 classifier (the tiny model, two steps on sixteen texts): /api/classify
+# gives ch06-05-classify's label for the same text.
+make_classifier "$work"
+text="WIN a FREE prize now"
+label=$("$bin/ch06-05-classify" --checkpoint "$work/classifier/checkpoint.pt" --text "$text" | sed 's/: .*//') ||
+  fail "ch06-05-classify"
+start_server "$work/classifier.log" --checkpoint "$work/classifier/checkpoint.pt"
+grep -q "a classifier of texts up to 64 tokens" "$work/classifier.log" || fail "not served as a classifier"
+timeout 60 "$python" tests/cli/serve_client.py "$port" classify "$label" "$text" || fail "the classifier"
+stop_server "$work/classifier.log"
 echo "serve: OK"

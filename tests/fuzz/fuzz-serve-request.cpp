@@ -1,5 +1,5 @@
 // The server's request bodies (parse_generation_request) for each of its four
-// endpoints, picked by the first byte: any bytes are a request or a RequestError with
+// endpoints, picked by the first byte, and as a classifier's (parse_classify_request): any bytes are a request or a RequestError with
 // a 4xx status and a one-line message. An accepted request's values are in range,
 // and its answer, written in its API's shape around the body's own text, parses as JSON.
 #include <nlohmann/json.hpp>
@@ -22,6 +22,11 @@ void check_request(const llm::serve::GenerationRequest& r) {
     llm::fuzz::require(m.role == "system" || m.role == "user" || m.role == "assistant", "a role of no turn");
   }
   for (const auto& stop : r.stop) llm::fuzz::require(!stop.empty(), "an empty stop string");
+}
+
+void check_refusal(const llm::serve::RequestError& e) {
+  llm::fuzz::require(e.status >= 400 && e.status < 500, "a refusal that is not 4xx");
+  llm::fuzz::require(e.message.find('\n') == std::string::npos && e.message.size() < 1000, "a refusal not one short line");
 }
 
 }  // namespace
@@ -48,8 +53,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
     }
   } catch (const llm::serve::RequestError& e) {
-    llm::fuzz::require(e.status >= 400 && e.status < 500, "a refusal that is not 4xx");
-    llm::fuzz::require(e.message.find('\n') == std::string::npos && e.message.size() < 1000, "a refusal not one short line");
+    check_refusal(e);
+  }
+  // The same body as a classifier's request.
+  try {
+    const auto request = llm::serve::parse_classify_request(body);
+    const auto answer = llm::serve::classify_answer(request.model, {"not spam", "spam"}, {0.25, 0.75});
+    llm::fuzz::require(nlohmann::json::accept(answer), "a classifier's answer that is not JSON");
+  } catch (const llm::serve::RequestError& e) {
+    check_refusal(e);
   }
   return 0;
 }

@@ -43,8 +43,8 @@ torch::Tensor class_logits(LanguageModelImpl& model, const torch::Tensor& ids, C
   return model.head()(at);                                                // [b, num_classes]
 }
 
-int64_t classify_review(LanguageModelImpl& model, const BpeTokenizer& tokenizer, std::string_view text, int64_t max_length,
-                        ClassToken token, int64_t pad_token_id) {
+torch::Tensor review_logits(LanguageModelImpl& model, const BpeTokenizer& tokenizer, std::string_view text,
+                            int64_t max_length, ClassToken token, int64_t pad_token_id) {
   if (const int64_t context = model.shape().context_length; max_length < 1 || max_length > context) {
     throw Error(fmt::format("max_length ({}) must be in 1..{}, the model's context_length", max_length, context));
   }
@@ -53,7 +53,12 @@ int64_t classify_review(LanguageModelImpl& model, const BpeTokenizer& tokenizer,
   model.eval();
   torch::NoGradGuard no_grad;
   const auto input = torch::tensor(ids, torch::kLong).unsqueeze(0).to(model.device());  // [1, max_length]
-  return class_logits(model, input, token).argmax(-1).item<int64_t>();
+  return class_logits(model, input, token).squeeze(0);                                  // [num_classes]
+}
+
+int64_t classify_review(LanguageModelImpl& model, const BpeTokenizer& tokenizer, std::string_view text, int64_t max_length,
+                        ClassToken token, int64_t pad_token_id) {
+  return review_logits(model, tokenizer, text, max_length, token, pad_token_id).argmax(-1).item<int64_t>();
 }
 
 }  // namespace llm

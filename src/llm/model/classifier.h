@@ -33,6 +33,10 @@ int64_t trainable_parameter_count(const torch::nn::Module& module);
 /// model(ids)[:, -1, :], with out_head applied to that one position only.
 torch::Tensor class_logits(LanguageModelImpl& model, const torch::Tensor& ids, ClassToken token = ClassToken::kLast);
 
+/// The class logits [num_classes] of one text, as classify_review reads it.
+torch::Tensor review_logits(LanguageModelImpl& model, const BpeTokenizer& tokenizer, std::string_view text,
+                            int64_t max_length, ClassToken token = ClassToken::kLast, int64_t pad_token_id = 50256);
+
 /// Lesson 6.8's classify_review: the text's ids cut to max_length, padded with
 /// pad_token_id to max_length (the length the classifier was trained on), and the class
 /// of the largest logit, in eval mode without autograd. A max_length beyond the

@@ -186,6 +186,15 @@ void read_openai(const json& body, GenerationRequest& request) {
   }
 }
 
+// A request body as a JSON object, or a RequestError saying why it is not one.
+json parse_body(std::string_view body) {
+  try {
+    return parse_json_object(body, "request", "body");
+  } catch (const Error& e) {
+    refuse(e.what());
+  }
+}
+
 std::string json_line(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 }  // namespace
@@ -197,12 +206,7 @@ Api api_of(Endpoint endpoint) {
 bool is_chat(Endpoint endpoint) { return endpoint == Endpoint::kOllamaChat || endpoint == Endpoint::kOpenAiChat; }
 
 GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view body) {
-  json parsed;
-  try {
-    parsed = parse_json_object(body, "request", "body");
-  } catch (const Error& e) {
-    refuse(e.what());
-  }
+  const auto parsed = parse_body(body);
   GenerationRequest request;
   request.endpoint = endpoint;
   request.model = string_at(parsed, "model").value_or("");
@@ -213,6 +217,27 @@ GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view b
   }
   if (request.max_tokens && *request.max_tokens < 0) refuse("max tokens must be >= 0");
   return request;
+}
+
+ClassifyRequest parse_classify_request(std::string_view body) {
+  const auto parsed = parse_body(body);
+  ClassifyRequest request;
+  request.model = string_at(parsed, "model").value_or("");
+  auto text = string_at(parsed, "text");
+  if (!text) refuse("'text' is missing; expected the text to classify");
+  request.text = std::move(*text);
+  return request;
+}
+
+std::string classify_answer(std::string_view model, const std::vector<std::string>& labels,
+                            const std::vector<double>& probabilities) {
+  json classes = json::object();
+  size_t best = 0;
+  for (size_t c = 0; c < labels.size() && c < probabilities.size(); ++c) {
+    classes[labels[c]] = probabilities[c];
+    if (probabilities[c] > probabilities[best]) best = c;
+  }
+  return json_line({{"model", std::string(model)}, {"label", labels.at(best)}, {"probabilities", classes}}) + "\n";
 }
 
 std::string_view finish_reason_name(FinishReason reason) { return reason == FinishReason::kStop ? "stop" : "length"; }

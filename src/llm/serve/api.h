@@ -57,6 +57,18 @@ struct GenerationRequest {
 /// messages is a RequestError (400).
 GenerationRequest parse_generation_request(Endpoint endpoint, std::string_view body);
 
+/// A classifier's request (POST /api/classify): {"model": ..., "text": "..."}; the
+/// model's name and the text, or a RequestError (400).
+struct ClassifyRequest {
+  std::string model;
+  std::string text;
+};
+ClassifyRequest parse_classify_request(std::string_view body);
+
+/// Its answer: the most likely label and every class's probability.
+std::string classify_answer(std::string_view model, const std::vector<std::string>& labels,
+                            const std::vector<double>& probabilities);
+
 /// Why an answer ended: "stop" (a stop token or text) or "length" (max tokens, or the
 /// context is full).
 enum class FinishReason { kStop, kLength };

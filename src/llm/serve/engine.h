@@ -103,4 +103,20 @@ class Engine {
   virtual void stop() = 0;
 };
 
+/// A classifier's side (chapter 6): a text's class probabilities, one text at a time.
+class TextClassifier {
+ public:
+  virtual ~TextClassifier() = default;
+  /// The classes' names, in the head's order.
+  virtual const std::vector<std::string>& labels() const = 0;
+  /// The softmax of the text's class logits; an llm::Error for a text it cannot read.
+  virtual std::vector<double> probabilities(const std::string& text) = 0;
+};
+
+/// What a server serves: a model that generates, or a classifier.
+struct ServedModel {
+  Engine* generator = nullptr;
+  TextClassifier* classifier = nullptr;
+};
+
 }  // namespace llm::serve

@@ -91,4 +91,21 @@ void ModelEngine::run(Job& job) {
   job.finish(false);
 }
 
+ModelClassifier::ModelClassifier(LanguageModel model, const BpeTokenizer& tokenizer, int64_t max_length, ClassToken token)
+    : model_(std::move(model)), tokenizer_(tokenizer), max_length_(max_length), token_(token) {
+  model_->eval();
+  const auto classes = model_->head()->weight.size(0);
+  for (int64_t c = 0; c < classes; ++c) {
+    labels_.push_back(classes == 2 ? (c == 1 ? "spam" : "not spam") : fmt::format("class {}", c));  // the lesson's words
+  }
+}
+
+std::vector<double> ModelClassifier::probabilities(const std::string& text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto p = torch::softmax(review_logits(*model_, tokenizer_, text, max_length_, token_).to(torch::kDouble), -1)
+                     .to(torch::kCPU)
+                     .contiguous();
+  return {p.data_ptr<double>(), p.data_ptr<double>() + p.numel()};
+}
+
 }  // namespace llm::serve

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "llm/model/classifier.h"
 #include "llm/model/language_model.h"
 #include "llm/serve/engine.h"
 
@@ -43,6 +44,24 @@ class ModelEngine : public Engine {
   std::atomic<int64_t> tokens_{0};
   bool stopping_ = false;
   std::thread worker_;
+};
+
+/// The TextClassifier of a chapter-6 classifier: classify_review's reading of a text
+/// (cut or padded to max_length, the class token's logits), one request at a time.
+class ModelClassifier : public TextClassifier {
+ public:
+  ModelClassifier(LanguageModel model, const BpeTokenizer& tokenizer, int64_t max_length, ClassToken token);
+
+  const std::vector<std::string>& labels() const override { return labels_; }
+  std::vector<double> probabilities(const std::string& text) override;
+
+ private:
+  LanguageModel model_;
+  const BpeTokenizer& tokenizer_;
+  int64_t max_length_;
+  ClassToken token_;
+  std::vector<std::string> labels_;
+  std::mutex mutex_;
 };
 
 }  // namespace llm::serve

@@ -7,7 +7,7 @@
 #include <chrono>
 
 #include "llm/serve/api.h"
-#include "llm/serve/chat_page.h"
+#include "llm/serve/pages.h"
 #include "llm/serve/text_stream.h"
 #include "llm/util/error.h"
 #include "llm/util/utf8.h"
@@ -79,10 +79,10 @@ struct Answer {
 }  // namespace
 
 struct Server::Impl {
-  Impl(Engine& engine, const BpeTokenizer& tokenizer, PromptFormat format, ServerOptions options)
-      : engine(engine), tokenizer(tokenizer), format(std::move(format)), options(std::move(options)) {}
+  Impl(ServedModel model, const BpeTokenizer& tokenizer, PromptFormat format, ServerOptions options)
+      : model(model), tokenizer(tokenizer), format(std::move(format)), options(std::move(options)) {}
 
-  Engine& engine;
+  ServedModel model;
   const BpeTokenizer& tokenizer;
   PromptFormat format;
   ServerOptions options;
@@ -90,6 +90,11 @@ struct Server::Impl {
   std::atomic<int64_t> answers{0};
 
   void routes();
+  void generation_routes();
+  void classifier_routes();
+  void classify(const httplib::Request& req, httplib::Response& res);
+  json info() const;
+  void error_handlers();
   void generation(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
   std::vector<int64_t> prompt_ids(const GenerationRequest& request) const;
   Sampling sampling(const GenerationRequest& request) const;
@@ -105,7 +110,7 @@ std::vector<int64_t> Server::Impl::prompt_ids(const GenerationRequest& request) 
     throw RequestError{400, e.what()};
   }
   if (ids.empty()) throw RequestError{400, "the prompt is empty; expected some text to continue"};
-  const auto context = engine.context_length();
+  const auto context = model.generator->context_length();
   if (static_cast<int64_t>(ids.size()) >= context) {
     throw RequestError{400, fmt::format("the prompt is {} tokens; the model's context holds {}, and an answer needs "
                                         "room for at least one more", ids.size(), context)};
@@ -128,6 +133,9 @@ Sampling Server::Impl::sampling(const GenerationRequest& request) const {
 
 void Server::Impl::generation(Endpoint endpoint, const httplib::Request& req, httplib::Response& res) {
   const auto api = api_of(endpoint);
+  if (model.generator == nullptr) {
+    return send_error(res, api, 400, fmt::format("'{}' is a classifier: POST /api/classify {{\"text\": ...}}", options.model_name));
+  }
   std::shared_ptr<Answer> answer;
   try {
     const auto request = parse_generation_request(endpoint, req.body);
@@ -141,7 +149,7 @@ void Server::Impl::generation(Endpoint endpoint, const httplib::Request& req, ht
     answer = std::make_shared<Answer>(job, tokenizer, request, ReplyWriter(request, options.model_name, id, unix_seconds()));
     answer->endpoint = endpoint;
     answer->stats.prompt_tokens = prompt_tokens;
-    engine.submit(job);
+    model.generator->submit(job);
   } catch (const RequestError& e) {
     return send_error(res, api, e.status, e.message);
   } catch (const QueueFull& e) {
@@ -179,8 +187,71 @@ json Server::Impl::model_list_entry() const {
           {"details", {{"format", "libtorch-llm"}, {"family", options.family}, {"families", {options.family}}}}};
 }
 
+json Server::Impl::info() const {
+  json about = {{"model", options.model_name}, {"family", options.family}};
+  if (model.classifier != nullptr) {
+    about["kind"] = "classifier";
+    about["labels"] = model.classifier->labels();
+    return about;
+  }
+  const auto status = model.generator->status();
+  about["kind"] = "generator";
+  about["chat_format"] = std::string(format.name());
+  about["context_length"] = model.generator->context_length();
+  about["max_tokens"] = options.default_max_tokens;
+  about["temperature"] = options.default_temperature;
+  about["top_k"] = options.default_top_k;
+  about["busy"] = status.busy;
+  about["waiting"] = status.waiting;
+  about["answers"] = status.answers;
+  about["tokens_generated"] = status.tokens;
+  return about;
+}
+
+void Server::Impl::classify(const httplib::Request& req, httplib::Response& res) {
+  try {
+    const auto request = parse_classify_request(req.body);
+    if (!request.model.empty() && request.model != options.model_name) {
+      throw RequestError{404, fmt::format("model '{}' not found; this server has '{}'", printable(shortened(request.model)),
+                                          options.model_name)};
+    }
+    std::vector<double> probabilities;
+    try {
+      probabilities = model.classifier->probabilities(request.text);
+    } catch (const Error& e) {
+      throw RequestError{400, e.what()};
+    }
+    res.set_content(classify_answer(options.model_name, model.classifier->labels(), probabilities), "application/json");
+  } catch (const RequestError& e) {
+    send_error(res, Api::kOllama, e.status, e.message);
+  }
+}
+
+void Server::Impl::generation_routes() {
+  const auto post = [this](const char* path, Endpoint endpoint) {
+    http.Post(path, [this, endpoint](const httplib::Request& req, httplib::Response& res) { generation(endpoint, req, res); });
+  };
+  post("/api/generate", Endpoint::kOllamaGenerate);
+  post("/api/chat", Endpoint::kOllamaChat);
+  post("/v1/completions", Endpoint::kOpenAiCompletions);
+  post("/v1/chat/completions", Endpoint::kOpenAiChat);
+}
+
+void Server::Impl::classifier_routes() {
+  http.Post("/api/classify", [this](const httplib::Request& req, httplib::Response& res) {
+    if (model.classifier == nullptr) {
+      return send_error(res, Api::kOllama, 400, fmt::format("'{}' generates text: POST /api/generate or /api/chat",
+                                                            options.model_name));
+    }
+    classify(req, res);
+  });
+}
+
 void Server::Impl::routes() {
-  http.Get("/", [](const httplib::Request&, httplib::Response& res) { res.set_content(kChatPage.data(), kChatPage.size(), "text/html; charset=utf-8"); });
+  const auto page = model.classifier != nullptr ? kClassifyPage : kChatPage;
+  http.Get("/", [page](const httplib::Request&, httplib::Response& res) {
+    res.set_content(page.data(), page.size(), "text/html; charset=utf-8");
+  });
   http.Get("/api/version", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"version":"0.1.0"})", "application/json");
   });
@@ -191,29 +262,16 @@ void Server::Impl::routes() {
     const json model = {{"id", options.model_name}, {"object", "model"}, {"created", unix_seconds()}, {"owned_by", "libtorch-llm"}};
     res.set_content(json{{"object", "list"}, {"data", {model}}}.dump(), "application/json");
   });
-  // What the chat page shows and sends back.
+  // What the pages show and send back, and what the worker is doing.
   http.Get("/api/info", [this](const httplib::Request&, httplib::Response& res) {
-    const auto status = engine.status();
-    res.set_content(json{{"busy", status.busy},
-                         {"waiting", status.waiting},
-                         {"answers", status.answers},
-                         {"tokens_generated", status.tokens},{"model", options.model_name},
-                         {"family", options.family},
-                         {"chat_format", std::string(format.name())},
-                         {"context_length", engine.context_length()},
-                         {"max_tokens", options.default_max_tokens},
-                         {"temperature", options.default_temperature},
-                         {"top_k", options.default_top_k}}
-                        .dump(),
-                    "application/json");
+    res.set_content(info().dump(), "application/json");
   });
-  const auto post = [this](const char* path, Endpoint endpoint) {
-    http.Post(path, [this, endpoint](const httplib::Request& req, httplib::Response& res) { generation(endpoint, req, res); });
-  };
-  post("/api/generate", Endpoint::kOllamaGenerate);
-  post("/api/chat", Endpoint::kOllamaChat);
-  post("/v1/completions", Endpoint::kOpenAiCompletions);
-  post("/v1/chat/completions", Endpoint::kOpenAiChat);
+  generation_routes();
+  classifier_routes();
+  error_handlers();
+}
+
+void Server::Impl::error_handlers() {
   // httplib's own refusals (no such path, a body too long, a bad request line) get a JSON body too.
   http.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
@@ -236,8 +294,8 @@ void Server::Impl::routes() {
   });
 }
 
-Server::Server(Engine& engine, const BpeTokenizer& tokenizer, PromptFormat format, ServerOptions options)
-    : impl_(std::make_unique<Impl>(engine, tokenizer, std::move(format), std::move(options))) {
+Server::Server(ServedModel model, const BpeTokenizer& tokenizer, PromptFormat format, ServerOptions options)
+    : impl_(std::make_unique<Impl>(model, tokenizer, std::move(format), std::move(options))) {
   auto& http = impl_->http;
   const auto connections = impl_->options.connections;
   http.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };

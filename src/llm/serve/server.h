@@ -29,12 +29,14 @@ struct ServerOptions {
   size_t connections = 24;
 };
 
-/// The HTTP side: Ollama's and OpenAI's endpoints and the chat page, on cpp-httplib.
+/// The HTTP side: Ollama's and OpenAI's endpoints and the chat page, on cpp-httplib;
+/// for a classifier, POST /api/classify and a page that classifies a text.
 /// Requests are read and checked here, their prompts encoded in the model's chat
 /// format, and the answers written as their tokens come from the Engine.
 class Server {
  public:
-  Server(Engine& engine, const BpeTokenizer& tokenizer, PromptFormat format, ServerOptions options);
+  /// `model` holds a generator (served with `format`) or a classifier.
+  Server(ServedModel model, const BpeTokenizer& tokenizer, PromptFormat format, ServerOptions options);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

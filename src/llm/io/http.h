@@ -30,18 +30,12 @@ struct HttpError : std::runtime_error {
   Kind kind;
 };
 
-/// A server's whole answer, as read until it closed the connection: the status line,
-/// the headers, and the body (by Content-Length, chunked, or up to the end). Throws
-/// HttpError (kind kBroken, naming `where`) for what is not an HTTP answer or ends too
-/// early.
-HttpResponse parse_http_response(const std::string& raw, const std::string& where);
-
-/// An HTTP/1.1 POST of `body` (Content-Type: application/json) to `path`, over plain
-/// TCP, with Connection: close. The whole exchange, from the connection to the last
-/// byte of the answer, takes at most `timeout`, and the answer at most
-/// `max_answer_bytes`; the answer is read until it is whole (by Content-Length or
-/// its last chunk) or the server closes. Throws HttpError; any status code is
-/// returned, not thrown.
+/// An HTTP/1.1 POST of `body` (Content-Type: application/json) to `path`, with
+/// Connection: close, through cpp-httplib's client. The whole exchange, from the
+/// connection to the last byte of the answer, takes at most `timeout` (a watchdog
+/// thread stops it then, or at once when a signal asks the program to stop), and the
+/// answer's body at most `max_answer_bytes` (the library bounds each header line).
+/// Throws HttpError; any status code is returned, not thrown.
 HttpResponse http_post_json(const HttpEndpoint& endpoint, const std::string& path, const std::string& body,
                             std::chrono::milliseconds timeout, size_t max_answer_bytes = size_t{16} << 20);
 

@@ -47,3 +47,32 @@ endforeach()
 llm_cli_test(ch04-05:exercise-4.1 0 "^Total number of parameters in feed forward module: 4,722,432$" COMMAND ch04-05-transformer-block)
 llm_cli_test(ch04-05:exercise-4.1-attention 0 "^Total number of parameters in attention module: 2,360,064$"
              COMMAND ch04-05-transformer-block)
+
+# Chapter 4's bonus memory estimators (ch04-11-kv-memory): the READMEs' numbers, every
+# table equal to the course's own estimators' (scripts/reference/course_ch04/) for the
+# same flags, the plots, and the flags it refuses.
+llm_cli_test(ch04-11:gqa-readme 0 "^GQA total KV cache  : 4.29 GB$" COMMAND ch04-11-kv-memory)
+llm_cli_test(ch04-11:mla-readme 0 "^Ratio \\(MHA / MLA\\)   : 4.03x$" COMMAND ch04-11-kv-memory --estimator mla)
+llm_cli_test(ch04-11:swa-readme 0 "^MHA \\+ SWA \\(ratio 5:1\\)  : 3.14 GB$" COMMAND ch04-11-kv-memory --estimator swa)
+llm_cli_test(ch04-11:moe-readme 0 "^MoE ACTIVE/Token       : 77,127,680 \\(0.15 GB\\)$" COMMAND ch04-11-kv-memory)
+add_test(NAME cli:ch04-11:compare-with-the-course COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/kv_memory_compare.py
+                                                          ${BIN}/ch04-11-kv-memory
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch04-11:compare-with-the-course PROPERTIES LABELS cli TIMEOUT 300)
+llm_cli_test(ch04-11:bad-estimator 2 "--estimator must be all, gqa, mla, swa or moe, got 'mqa'"
+             COMMAND ch04-11-kv-memory --estimator mqa)
+llm_cli_test(ch04-11:groups-not-dividing 2 "--n-kv-groups must divide --n-heads exactly, got 5 and 32"
+             COMMAND ch04-11-kv-memory --n-kv-groups 5)
+llm_cli_test(ch04-11:bad-ratio 2 "--swa-ratio must be 'a:b', whole numbers a, b >= 0 with a\\+b > 0, got '0:0'"
+             COMMAND ch04-11-kv-memory --swa-ratio 0:0)
+llm_cli_test(ch04-11:flag-of-another-estimator 2 "--latent-dim is not a setting of the gqa estimator"
+             COMMAND ch04-11-kv-memory --estimator gqa --latent-dim 64)
+llm_cli_test(ch04-11:bad-dtype 2 "--dtype must be fp32, bf16, fp16, fp8 or int8, got 'fp64'"
+             COMMAND ch04-11-kv-memory --dtype fp64)
+llm_cli_test(ch04-11:more-active-than-experts 2 "--top-k must be at most --num-experts \\(8\\), got 9"
+             COMMAND ch04-11-kv-memory --top-k 9)
+llm_cli_test(ch04-11:zero-context 2 "--context-length must be positive, got 0" COMMAND ch04-11-kv-memory --context-length 0)
+llm_cli_test(ch04-11:past-int64 2 "the estimate passes 2\\^63 bytes"
+             COMMAND ch04-11-kv-memory --estimator gqa --context-length 9223372036854775807)
+llm_cli_test(ch04-11:router-too-large 2 "too small for --num-experts 300000"
+             COMMAND ch04-11-kv-memory --estimator moe --num-experts 300000 --top-k 1 --hidden-dim 10)

@@ -47,10 +47,11 @@ llm::GPTConfig config_of(const NamedTensors& g) {
           using Value = std::decay_t<decltype(value)>;
           if constexpr (std::is_same_v<Value, std::string>) {
             value = get(g, "config/gqa").item<bool>() ? "gqa" : "mha";  // the reference's spelling
-          } else if constexpr (std::is_same_v<Value, std::optional<double>>) {
+          } else if constexpr (std::is_same_v<Value, std::optional<double>> ||
+                               std::is_same_v<Value, std::optional<int64_t>>) {
             const auto key = "config/" + std::string(field.key);
             const bool recorded = std::any_of(g.begin(), g.end(), [&](const auto& entry) { return entry.first == key; });
-            if (recorded) value = get(g, key).item<double>();  // unset: drop_rate
+            if (recorded) value = get(g, key).item<typename Value::value_type>();  // unset: the default
           } else {
             value = get(g, "config/" + std::string(field.key)).item<Value>();
           }
@@ -236,7 +237,14 @@ TEST_CASE("configs load with validation that names the file and the key") {
   rejects("{\"emb_dims\": 3}", "unknown key 'emb_dims'");
   rejects("{\"attention\": \"gqa\", \"n_kv_groups\": 5}", "n_kv_groups (5) must divide n_heads (12)");
   rejects("{\"n_kv_groups\": 4}", "n_kv_groups (4) needs attention \"gqa\"");  // one knob per choice
-  rejects("{\"attention\": \"flash\"}", "attention must be \"mha\" or \"gqa\"");
+  rejects("{\"attention\": \"flash\"}", "attention must be \"mha\", \"gqa\" or \"mla\"");
+  rejects("{\"latent_dim\": 64}", "latent_dim (64) needs attention \"mla\"");
+  rejects("{\"attention\": \"mla\", \"latent_dim\": 0}", "latent_dim must be positive, got 0");
+  rejects("{\"attention\": \"mla\", \"latent_dim\": 1.5}", "latent_dim must be an integer, got 1.5");
+  const auto mla = llm::parse_gpt_config("{\"attention\": \"mla\", \"latent_dim\": 64}", "x.json");
+  CHECK(mla.latent_dim == 64);
+  CHECK(llm::to_json(mla).at("latent_dim") == 64);
+  CHECK(!llm::to_json(c).contains("latent_dim"));  // unset: not written
   rejects("{\"drop_rate\": 1.5}", "drop_rate must be in [0, 1)");
   rejects("[1]", "expected a JSON object");
   rejects("{", "not valid JSON");
@@ -314,8 +322,8 @@ TEST_CASE("state dicts move both ways by the PyTorch names") {
   CHECK(torch::equal(gqa->forward(ids), gqa_again->forward(ids)));
 }
 
-TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA and GQA, greedy and sampled, past the context") {
-  for (const std::string attention : {"mha", "gqa"}) {
+TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA, GQA and MLA, greedy and sampled, past the context") {
+  for (const std::string attention : {"mha", "gqa", "mla"}) {
     INFO(attention);
     const auto config = four_heads(attention, /*vocab_size=*/200, /*context_length=*/16, /*emb_dim=*/32, /*n_layers=*/2);
     torch::manual_seed(1);
@@ -337,7 +345,12 @@ TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA and 
     const auto second = model->forward_cached(prompt.slice(1, 3, 5), cache);
     llm::test::check_close(torch::cat({first, second}, 1), model->forward(prompt), "cached logits", llm::test::tolerance::kForward);
     CHECK(cache.length() == 5);
-    CHECK(cache.layers[0].keys.size(1) == (attention == "gqa" ? 2 : 4));
+    if (attention == "mla") {  // the latent alone: max(16, 32 / 8) numbers per token, no keys or values
+      CHECK(cache.layers[0].latent.sizes() == torch::IntArrayRef{2, 5, 16});
+      CHECK(!cache.layers[0].keys.defined());
+    } else {
+      CHECK(cache.layers[0].keys.size(1) == (attention == "gqa" ? 2 : 4));
+    }
     llm::KVCache full(config.n_layers);
     model->forward_cached(torch::zeros({1, 16}, torch::kLong), full);
     CHECK_THROWS_WITH(model->forward_cached(torch::zeros({1, 1}, torch::kLong), full), Catch::Contains("context_length 16"));

@@ -76,3 +76,16 @@ llm_cli_test(ch04-11:past-int64 2 "the estimate passes 2\\^63 bytes"
              COMMAND ch04-11-kv-memory --estimator gqa --context-length 9223372036854775807)
 llm_cli_test(ch04-11:router-too-large 2 "too small for --num-experts 300000"
              COMMAND ch04-11-kv-memory --estimator moe --num-experts 300000 --top-k 1 --hidden-dim 10)
+
+# Chapter 4's bonus on multi-head latent attention (ch04-08-mla): the ids and text the
+# course's gpt_with_kv_mla.py generates, in bfloat16, for small models (the default
+# 124M model takes minutes in PyTorch's bfloat16 on a CPU).
+add_test(NAME cli:ch04-08:compare-with-the-course
+         COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/course_generation_compare.py ${BIN}/ch04-08-mla
+                 gpt_with_kv_mla.py "--emb_dim 64 --n_heads 4 --n_layers 2 --max_new_tokens 20 --latent_dim 16"
+                 "--emb_dim 96 --n_heads 3 --n_layers 3 --max_new_tokens 40"
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch04-08:compare-with-the-course PROPERTIES LABELS cli TIMEOUT 600 SKIP_RETURN_CODE 77)
+llm_cli_test(ch04-08:latent-zero 2 "--latent-dim must be positive, got 0" NEEDS ${GPT2} COMMAND ch04-08-mla --latent-dim 0)
+llm_cli_test(ch04-08:heads-not-dividing 2 "n_heads \\(5\\) must divide emb_dim \\(64\\)" NEEDS ${GPT2}
+             COMMAND ch04-08-mla --emb-dim 64 --n-heads 5)

@@ -9,4 +9,9 @@ std::pair<torch::Tensor, torch::Tensor> LayerKVCache::append(const torch::Tensor
   return {keys, values};
 }
 
+const torch::Tensor& LayerKVCache::append_latent(const torch::Tensor& new_latent) {
+  latent = latent.defined() ? torch::cat({latent, new_latent}, 1) : new_latent;  // [b, t, latent_dim]
+  return latent;
+}
+
 }  // namespace llm

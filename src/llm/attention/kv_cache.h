@@ -10,13 +10,18 @@ namespace llm {
 /// The keys and values one attention layer has computed so far, [b, kv_heads, t, hd]:
 /// kv_heads is num_heads for multi-head attention and num_kv_groups for grouped-query
 /// attention, whose cache is that much smaller. Undefined until the first token.
+/// Multi-head latent attention caches one latent vector per token instead, [b, t,
+/// latent_dim], and leaves keys and values empty.
 struct LayerKVCache {
   torch::Tensor keys, values;
+  torch::Tensor latent;
 
   /// Appends this step's keys and values ([b, kv_heads, t_new, hd]) and returns all.
   std::pair<torch::Tensor, torch::Tensor> append(const torch::Tensor& new_keys, const torch::Tensor& new_values);
+  /// Appends this step's latents ([b, t_new, latent_dim]) and returns all.
+  const torch::Tensor& append_latent(const torch::Tensor& new_latent);
   /// Tokens cached.
-  int64_t length() const { return keys.defined() ? keys.size(2) : 0; }
+  int64_t length() const { return keys.defined() ? keys.size(2) : latent.defined() ? latent.size(1) : 0; }
 };
 
 /// One LayerKVCache per transformer block: what lets generation feed the model only

@@ -78,4 +78,39 @@ torch::Tensor AttentionHeadsImpl::forward_cached(const torch::Tensor& x, LayerKV
   return out_proj->forward_matvec(merge_heads(context));  // [b, t, d_out]
 }
 
+MultiHeadLatentAttentionImpl::MultiHeadLatentAttentionImpl(const AttentionOptions& o, int64_t latent)
+    : AttentionHeadsImpl(o, o.num_heads(), "MultiHeadLatentAttention"),
+      latent_dim(latent > 0 ? latent : std::max<int64_t>(16, o.d_out() / 8)) {
+  check_attention_options(o, "MultiHeadLatentAttention", /*heads=*/true, /*groups=*/false);
+  W_query = projection("W_query", o.d_in(), o.d_out(), o.qkv_bias());
+  W_DKV = projection("W_DKV", o.d_in(), latent_dim, o.qkv_bias());  // down to the latent
+  W_UK = projection("W_UK", latent_dim, o.d_out(), o.qkv_bias());   // latent -> every head's keys
+  W_UV = projection("W_UV", latent_dim, o.d_out(), o.qkv_bias());   // latent -> every head's values
+  out_proj = projection("out_proj", o.d_out(), o.d_out(), /*bias=*/true);
+  dropout = register_module("dropout", torch::nn::Dropout(o.dropout()));
+}
+
+torch::Tensor MultiHeadLatentAttentionImpl::attend(const torch::Tensor& x, const torch::Tensor& latent, bool one_row) {
+  const int64_t h = options.num_heads();
+  const auto project = [&](Linear& layer, const torch::Tensor& input) {
+    return one_row ? layer->forward_matvec(input) : layer(input);
+  };
+  const auto queries = split_heads(project(W_query, x), h);  // [b, h, t, hd]
+  const auto keys = split_heads(W_UK(latent), h);            // [b, h, t_k, hd]
+  const auto values = split_heads(W_UV(latent), h);          // [b, h, t_k, hd]
+  const auto context = causal_attention(queries, keys, values, mask_for(x), dropout,
+                                        record_weights && !one_row ? &recorded_weights : nullptr);
+  return project(out_proj, merge_heads(context));  // [b, t, d_out]
+}
+
+torch::Tensor MultiHeadLatentAttentionImpl::forward(const torch::Tensor& x) {
+  check_attention_input(x, options.d_in(), options.context_length(), module_);
+  return attend(x, W_DKV(x), /*one_row=*/false);
+}
+
+torch::Tensor MultiHeadLatentAttentionImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
+  check_cached_input(x, cache, options.d_in(), options.context_length(), module_);
+  return attend(x, cache.append_latent(W_DKV->forward_matvec(x)), /*one_row=*/true);
+}
+
 }  // namespace llm

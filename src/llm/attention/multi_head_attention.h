@@ -17,10 +17,11 @@ namespace llm {
 /// [b, t, d_in] -> [b, t, d_out]. The two layouts below differ only in what their
 /// constructors register, in their lesson's order.
 struct AttentionHeadsImpl : torch::nn::Module {
-  torch::Tensor forward(const torch::Tensor& x);
+  virtual ~AttentionHeadsImpl() = default;
+  virtual torch::Tensor forward(const torch::Tensor& x);
   /// The same for x's tokens following those in `cache`, whose keys and values are
   /// appended to it. The cache and x together must fit in context_length.
-  torch::Tensor forward_cached(const torch::Tensor& x, LayerKVCache& cache);
+  virtual torch::Tensor forward_cached(const torch::Tensor& x, LayerKVCache& cache);
 
   AttentionOptions options;
   /// Key/value heads: the KV cache holds this many per layer.
@@ -40,12 +41,10 @@ struct AttentionHeadsImpl : torch::nn::Module {
   Linear projection(const char* name, int64_t in, int64_t out, bool bias);
   /// [context_length, context_length], on the device of the last input.
   torch::Tensor mask;
-
- private:
-  const char* module_;
   const torch::Tensor& mask_for(const torch::Tensor& x);
+  const char* module_;
 };
-/// Either layout, as a model holds it.
+/// Any of the layouts, as a model holds it.
 TORCH_MODULE(AttentionHeads);
 
 /// Lesson 3.6.2: multi-head attention, every query head with its own keys and values.
@@ -65,5 +64,27 @@ struct GroupedQueryAttentionImpl : AttentionHeadsImpl {
   explicit GroupedQueryAttentionImpl(const AttentionOptions& options);
 };
 TORCH_MODULE(GroupedQueryAttention);
+
+/// Multi-head latent attention as the course builds it (ch04/05_mla,
+/// gpt_with_kv_mla.py): the keys and values of every head are up-projected (W_UK,
+/// W_UV) from one shared latent vector per token (W_DKV, latent_dim wide), so a KV
+/// cache keeps the latent alone: latent_dim numbers per token and layer instead of
+/// 2 * d_out. Its layout is the course's: W_query, W_DKV, W_UK, W_UV, out_proj with a
+/// bias, and no mask in the state dict. W_key and W_value stay empty.
+struct MultiHeadLatentAttentionImpl : AttentionHeadsImpl {
+  /// latent_dim 0 is the course's default, max(16, d_out / 8).
+  MultiHeadLatentAttentionImpl(const AttentionOptions& options, int64_t latent_dim);
+  torch::Tensor forward(const torch::Tensor& x) override;
+  /// Caches the new tokens' latents (cache.latent), and up-projects all of them.
+  torch::Tensor forward_cached(const torch::Tensor& x, LayerKVCache& cache) override;
+
+  int64_t latent_dim;
+  Linear W_DKV{nullptr}, W_UK{nullptr}, W_UV{nullptr};
+
+ private:
+  /// Attention of x's queries over the keys and values of `latent` ([b, t_k, latent_dim]).
+  torch::Tensor attend(const torch::Tensor& x, const torch::Tensor& latent, bool one_row);
+};
+TORCH_MODULE(MultiHeadLatentAttention);
 
 }  // namespace llm

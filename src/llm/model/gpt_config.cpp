@@ -14,9 +14,11 @@ namespace llm {
 double GPTConfig::approximate_parameters() const {
   const double v = static_cast<double>(vocab_size), c = static_cast<double>(context_length);
   const double e = static_cast<double>(emb_dim);
-  // Per block: the four attention projections (4e^2) and the feed-forward's two
-  // (8e^2), with their biases and the two norms (about 13e).
-  return 2 * v * e + c * e + static_cast<double>(n_layers) * (12 * e * e + 13 * e) + 2 * e;
+  // Per block: the four attention projections (4e^2; with a latent of l, 2e^2 + 3el)
+  // and the feed-forward's two (8e^2), with their biases and the two norms (about 13e).
+  const double l = attention == "mla" ? static_cast<double>(latent_dim.value_or(std::max<int64_t>(16, emb_dim / 8))) : 0;
+  const double attention_weights = attention == "mla" ? 2 * e * e + 3 * e * l : 4 * e * e;
+  return 2 * v * e + c * e + static_cast<double>(n_layers) * (attention_weights + 8 * e * e + 13 * e) + 2 * e;
 }
 
 double GPTConfig::approximate_bytes() const {
@@ -45,9 +47,14 @@ void GPTConfig::validate(std::string_view source) const {
   rate("drop_rate_emb", emb_drop_rate());
   rate("drop_rate_attn", attn_drop_rate());
   rate("drop_rate_shortcut", shortcut_drop_rate());
-  if (attention != "mha" && attention != "gqa") {
-    throw Error(fmt::format("config '{}': attention must be \"mha\" or \"gqa\", got \"{}\"", source, attention));
+  if (attention != "mha" && attention != "gqa" && attention != "mla") {
+    throw Error(
+        fmt::format("config '{}': attention must be \"mha\", \"gqa\" or \"mla\", got \"{}\"", source, attention));
   }
+  if (latent_dim && attention != "mla") {
+    throw Error(fmt::format("config '{}': latent_dim ({}) needs attention \"mla\"", source, *latent_dim));
+  }
+  if (latent_dim) positive("latent_dim", *latent_dim);
   if (n_kv_groups < 0) {
     throw Error(fmt::format("config '{}': n_kv_groups must be positive (or 0: one per head), got {}", source, n_kv_groups));
   }
@@ -94,8 +101,9 @@ const std::vector<ConfigField<GPTConfig>>& gpt_config_fields() {
       {"drop_rate_attn", &GPTConfig::drop_rate_attn, "Dropout on the attention weights (default: drop_rate)"},
       {"drop_rate_shortcut", &GPTConfig::drop_rate_shortcut, "Dropout on the shortcut branches (default: drop_rate)"},
       {"qkv_bias", &GPTConfig::qkv_bias, "Bias in the query, key and value projections"},
-      {"attention", &GPTConfig::attention, "mha or gqa"},
+      {"attention", &GPTConfig::attention, "mha, gqa or mla"},
       {"n_kv_groups", &GPTConfig::n_kv_groups, "Key/value groups with gqa (0: one per head)"},
+      {"latent_dim", &GPTConfig::latent_dim, "The latent of keys and values with mla (default: max(16, emb_dim / 8))"},
   };
   return kFields;
 }

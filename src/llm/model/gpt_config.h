@@ -25,10 +25,14 @@ struct GPTConfig {
   /// weights and on the shortcut branches. Unset, each is drop_rate.
   std::optional<double> drop_rate_emb, drop_rate_attn, drop_rate_shortcut;
   bool qkv_bias = false;
-  /// "mha" (multi-head attention) or "gqa" (grouped-query attention).
+  /// "mha" (multi-head attention), "gqa" (grouped-query attention) or "mla"
+  /// (multi-head latent attention, ch04/05_mla).
   std::string attention = "mha";
   /// Key/value groups, with "gqa" only; 0 means one per head.
   int64_t n_kv_groups = 0;
+  /// The latent each token's keys and values are up-projected from, with "mla" only;
+  /// unset, the course's default max(16, emb_dim / 8).
+  std::optional<int64_t> latent_dim;
 
   /// The key/value heads each layer has: n_kv_groups, or n_heads when it is 0.
   int64_t kv_heads() const { return n_kv_groups > 0 ? n_kv_groups : n_heads; }

@@ -9,8 +9,9 @@
 namespace llm {
 namespace {
 
-// The config's attention: lesson 3.6.2's multi-head attention, or the course's
-// grouped-query attention with n_kv_groups key/value heads.
+// The config's attention: lesson 3.6.2's multi-head attention, the course's
+// grouped-query attention with n_kv_groups key/value heads, or its multi-head latent
+// attention.
 AttentionHeads attention_layer(const GPTConfig& c) {
   const auto options = AttentionOptions(c.emb_dim, c.emb_dim)
                            .context_length(c.context_length)
@@ -20,6 +21,8 @@ AttentionHeads attention_layer(const GPTConfig& c) {
   std::shared_ptr<AttentionHeadsImpl> layer;
   if (c.attention == "gqa") {
     layer = GroupedQueryAttention(AttentionOptions(options).num_kv_groups(c.n_kv_groups)).ptr();
+  } else if (c.attention == "mla") {
+    layer = MultiHeadLatentAttention(options, c.latent_dim.value_or(0)).ptr();
   } else {
     layer = MultiHeadAttention(options).ptr();
   }

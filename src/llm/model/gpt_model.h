@@ -22,7 +22,7 @@ struct TransformerBlockImpl : torch::nn::Module {
   /// The same for x's tokens following those whose keys and values `cache` holds.
   torch::Tensor forward_cached(torch::Tensor x, LayerKVCache& cache);
 
-  AttentionHeads att{nullptr};  // MultiHeadAttention, or GroupedQueryAttention when the config says "gqa"
+  AttentionHeads att{nullptr};  // MultiHeadAttention, GroupedQueryAttention ("gqa") or MultiHeadLatentAttention ("mla")
   FeedForward ff{nullptr};
   LayerNorm norm1{nullptr}, norm2{nullptr};
   torch::nn::Dropout drop_shortcut{nullptr};

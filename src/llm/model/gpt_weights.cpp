@@ -156,8 +156,9 @@ void load_gpt_weights(GPTModelImpl& model, const NamedTensors& file, const std::
 }
 
 std::string hf_gpt2_layout_problem(const GPTConfig& config) {
-  if (config.attention != "gqa") return {};
-  return "Hugging Face's GPT-2 layout holds multi-head attention; this model uses grouped-query attention";
+  if (config.attention == "mha") return {};
+  return fmt::format("Hugging Face's GPT-2 layout holds multi-head attention; this model uses {}",
+                     config.attention == "gqa" ? "grouped-query attention" : "multi-head latent attention");
 }
 
 NamedTensors to_hf_gpt2(const GPTModelImpl& model) {

@@ -29,8 +29,11 @@ NamedTensors model_header(const std::string& kind, uint64_t seed, const GPTConfi
           const auto key = "config/" + std::string(field.key);
           if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
             header.emplace_back("config/gqa", torch::tensor(value == "gqa"));  // the reference's spelling
+            if (value == "mla") header.emplace_back("config/mla", torch::tensor(true));
           } else if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::optional<double>>) {
             if (value) header.emplace_back(key, torch::tensor(*value, torch::kDouble));  // unset: drop_rate
+          } else if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::optional<int64_t>>) {
+            if (value) header.emplace_back(key, torch::tensor(*value));  // unset: the default
           } else if constexpr (std::is_same_v<std::decay_t<decltype(value)>, double>) {
             header.emplace_back(key, torch::tensor(value, torch::kDouble));
           } else {

@@ -16,7 +16,7 @@ template <typename Config>
 struct ConfigField {
   std::string_view key;
   std::variant<int64_t Config::*, bool Config::*, double Config::*, std::optional<double> Config::*,
-               std::string Config::*>
+               std::optional<int64_t> Config::*, std::string Config::*>
       member;
   std::string_view help;
 };

@@ -49,7 +49,7 @@ void read_fields(const nlohmann::json& json, const std::vector<ConfigField<Confi
     std::visit(
         [&](auto member) {
           using Value = std::remove_reference_t<decltype(config.*member)>;
-          if constexpr (std::is_same_v<Value, int64_t>) {
+          if constexpr (std::is_same_v<Value, int64_t> || std::is_same_v<Value, std::optional<int64_t>>) {
             // An integer above int64's range arrives unsigned and would wrap to negative.
             expect(value.is_number_integer(), "an integer");
             expect(!value.is_number_unsigned() ||
@@ -63,6 +63,8 @@ void read_fields(const nlohmann::json& json, const std::vector<ConfigField<Confi
           if constexpr (std::is_same_v<Value, std::string>) expect(value.is_string(), "a string");
           if constexpr (std::is_same_v<Value, std::optional<double>>) {
             config.*member = value.get<double>();
+          } else if constexpr (std::is_same_v<Value, std::optional<int64_t>>) {
+            config.*member = value.get<int64_t>();
           } else {
             config.*member = value.get<Value>();
           }
@@ -80,7 +82,8 @@ nlohmann::json fields_to_json(const Config& config, const std::vector<ConfigFiel
     std::visit(
         [&](auto member) {
           const auto& value = config.*member;
-          if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::optional<double>>) {
+          using Value = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<Value, std::optional<double>> || std::is_same_v<Value, std::optional<int64_t>>) {
             if (value) json[std::string(field.key)] = *value;
           } else {
             json[std::string(field.key)] = value;

@@ -251,6 +251,14 @@ TEST_CASE("json_excerpt keeps what an error message echoes short") {
   CHECK(llm::json_excerpt(nlohmann::json(std::vector<int>(4096, 7))) == "an array of 4096 items");
   CHECK(llm::json_excerpt(nlohmann::json(std::string(10000000, 'x'))) ==
         "\"" + std::string(59, 'x') + "...(+9999942 bytes)");
+  // nlohmann's reason quotes what it last read, a tab as "<U+0009>": cut, not 80 KB.
+  try {
+    llm::parse_json(std::string(10000, '\t') + "x", "request", "body");
+    FAIL("a stray x parsed");
+  } catch (const llm::Error& e) {
+    CHECK_THAT(e.what(), Catch::StartsWith("request 'body': not valid JSON ([json.exception.parse_error.101]"));
+    CHECK(std::string(e.what()).size() < 400);
+  }
 }
 
 TEST_CASE("printable escapes the terminal's control characters, and keeps the rest") {

@@ -63,7 +63,9 @@ nlohmann::json parse_json(std::string_view text, std::string_view what, std::str
   try {
     return nlohmann::json::parse(text.begin(), text.end(), check_keys);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(fmt::format("{} '{}': not valid JSON ({})", what, source, e.what()));
+    // The library quotes what it last read, each control character as "<U+0009>": a
+    // run of them would make a long line, so the reason is cut after its first part.
+    throw Error(fmt::format("{} '{}': not valid JSON ({})", what, source, shortened(e.what(), 240)));
   }
 }
 

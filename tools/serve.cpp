@@ -1,8 +1,9 @@
 // A local server for a trained model: Ollama's and OpenAI's APIs (/api/generate,
 // /api/chat, /v1/chat/completions, ...), streamed or whole, and a chat page at "/".
 // It loads a checkpoint, a state dict with its config, or a Hugging Face folder, and
-// answers requests one at a time from a bounded queue. A chapter-6 classifier's
-// checkpoint is served at /api/classify, with a page that classifies a text.
+// answers requests one at a time from a bounded queue. A chapter-6 classifier, its
+// checkpoint or its state dict (--num-classes), is served at /api/classify, with a
+// page that classifies a text.
 #include <fmt/format.h>
 
 #include <atomic>
@@ -12,6 +13,10 @@
 #include "llm/cli/cli.h"
 #include "llm/cli/model_flags.h"
 #include "llm/cli/train_flags.h"
+#include "llm/io/state_dict.h"
+#include "llm/io/tensor_archive.h"
+#include "llm/model/classifier.h"
+#include "llm/nn/linear.h"
 #include "llm/serve/model_engine.h"
 #include "llm/serve/server.h"
 #include "llm/util/error.h"
@@ -32,6 +37,13 @@ void add_server_flags(cxxopts::Options& options) {
       cxxopts::value<int64_t>()->default_value("8"), "N")(
       "max-body-bytes", "The longest request body (413 above it)", cxxopts::value<int64_t>()->default_value("1048576"),
       "N");
+  options.add_options("Classifier")(
+      "num-classes", "--load-state-dict is a chapter-6 classifier's state dict with N classes (the lesson's "
+                     "review_classifier.pth: 2), on the GPT of --config",
+      cxxopts::value<int64_t>(), "N")(
+      "max-length", "With --num-classes: the text length it was trained on (default: the lesson's 120; a checkpoint "
+                    "knows its own)",
+      cxxopts::value<int64_t>(), "N");
   options.add_options("Sampling")("max-new-tokens", "Tokens an answer gets when its request does not say",
                                   cxxopts::value<int64_t>()->default_value("256"), "N")(
       "max-tokens-limit", "The most tokens a request may ask for (400 above it)",
@@ -67,6 +79,43 @@ std::string model_name_of(const cxxopts::ParseResult& args) {
     }
   }
   return "untrained";
+}
+
+// How a classifier reads a text: its training length and the token it classifies.
+struct ClassifierSettings {
+  int64_t max_length;
+  llm::ClassToken token;
+};
+
+// The model the flags name. A chapter-6 classifier comes as its checkpoint, or as its
+// state dict: --load-state-dict with --num-classes, the head replaced as lesson 6.5
+// does before its weights load (the lesson's last-token reading, its length of 120).
+llm::TrainedModel load_model(const cxxopts::ParseResult& args, std::optional<ClassifierSettings>& classifier) {
+  if (args.count("num-classes") == 0) {
+    if (args.count("max-length") != 0) {
+      throw llm::cli::BadFlagValue("--max-length goes with --num-classes; a checkpoint knows its own");
+    }
+    auto trained = llm::trained_model_from_flags(args);
+    if (trained.run && trained.run->task == "classify") {
+      classifier = ClassifierSettings{trained.run->max_length, llm::parse_class_token(trained.run->class_token)};
+    }
+    return trained;
+  }
+  if (args.count("load-state-dict") == 0 || args.count("checkpoint") != 0 || args.count("model-dir") != 0) {
+    throw llm::cli::BadFlagValue("--num-classes goes with --load-state-dict FILE (a classifier's state dict) and --config");
+  }
+  const int64_t classes = llm::cli::positive_flag(args, "num-classes");
+  if (classes < 2) throw llm::cli::BadFlagValue(fmt::format("--num-classes must be at least 2, got {}", classes));
+  const int64_t max_length = args.count("max-length") != 0 ? llm::cli::positive_flag(args, "max-length") : 120;
+  const auto path = args["load-state-dict"].as<std::string>();
+  llm::TrainedModel trained{llm::model_config_from_flags(args).make(), llm::BpeTokenizer::gpt2(), std::nullopt,
+                            std::nullopt};
+  llm::make_classifier(*trained.model, classes, "last-block");
+  llm::load_state_dict(*trained.model, llm::load_tensors(path), path);
+  trained.model->to(llm::cli::device(args));
+  llm::convert_linear_weights(*trained.model, llm::weights_dtype_from_flags(args));
+  classifier = ClassifierSettings{max_length, llm::ClassToken::kLast};
+  return trained;
 }
 
 llm::serve::ServerOptions server_options(const cxxopts::ParseResult& args) {
@@ -111,8 +160,8 @@ int main(int argc, char** argv) {
     server_settings.connections = queue + 8;  // the waiting answers, the one under way, and a few quick requests
     chat_format_flag(args);
     llm::weights_dtype_from_flags(args);
-    auto trained = llm::trained_model_from_flags(args);
-    const bool classifier = trained.run && trained.run->task == "classify";
+    std::optional<ClassifierSettings> classifier;
+    auto trained = load_model(args, classifier);
     const auto format = llm::serve::PromptFormat::named(classifier ? "text" : chat_format_of(args, trained));
     server_settings.family = std::string(trained.model->family());
     // A chapter-6 classifier answers /api/classify with its training length and token;
@@ -120,8 +169,8 @@ int main(int argc, char** argv) {
     std::unique_ptr<llm::serve::ModelClassifier> classify;
     std::unique_ptr<llm::serve::ModelEngine> generate;
     if (classifier) {
-      classify = std::make_unique<llm::serve::ModelClassifier>(trained.model, trained.tokenizer, trained.run->max_length,
-                                                               llm::parse_class_token(trained.run->class_token));
+      classify = std::make_unique<llm::serve::ModelClassifier>(trained.model, trained.tokenizer, classifier->max_length,
+                                                               classifier->token);
     } else {
       generate = std::make_unique<llm::serve::ModelEngine>(trained.model, queue);
     }
@@ -136,7 +185,7 @@ int main(int argc, char** argv) {
     });
     if (classifier) {
       fmt::print("Model: {} ({}, {}), a classifier of texts up to {} tokens\n", server_settings.model_name,
-                 server_settings.family, llm::model_source(args), trained.run->max_length);
+                 server_settings.family, llm::model_source(args), classifier->max_length);
     } else {
       fmt::print("Model: {} ({}, {}), chat format {}, context {} tokens\n", server_settings.model_name,
                  server_settings.family, llm::model_source(args), format.name(), generate->context_length());

@@ -6,6 +6,10 @@ add_test(NAME cli:serve:apis-and-limits
 set_tests_properties(cli:serve:apis-and-limits PROPERTIES LABELS "cli;robustness" TIMEOUT 300 SKIP_RETURN_CODE 77)
 
 # Its flags: one line and exit 2.
+llm_cli_test(serve:classes-without-state-dict 2 "--num-classes goes with --load-state-dict FILE" COMMAND serve --num-classes 2)
+llm_cli_test(serve:one-class 2 "--num-classes must be at least 2, got 1"
+             COMMAND serve --num-classes 1 --load-state-dict x.pth --config configs/tiny.json)
+llm_cli_test(serve:max-length-of-checkpoint 2 "--max-length goes with --num-classes" COMMAND serve --max-length 64)
 llm_cli_test(serve:bad-port 2 "--port must be 0 to 65535, got 70000" COMMAND serve --port 70000)
 llm_cli_test(serve:bad-chat-format 2 "--chat-format must be" COMMAND serve --chat-format chatml)
 llm_cli_test(serve:bad-temperature 2 "--temperature or --top-k: temperature must be" COMMAND serve --temperature -1)

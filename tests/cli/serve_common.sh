@@ -36,7 +36,8 @@ stop_server() {
 }
 
 # make_classifier DIR: a chapter-6 classifier in DIR/classifier/checkpoint.pt (the tiny
-# model, two steps on sixteen texts of DIR/spam); needs $python.
+# model, two steps on sixteen texts of DIR/spam), its weights also in
+# DIR/classifier.pth; needs $python.
 make_classifier() {
   mkdir -p "$1/spam"
   "$python" - "$1/spam" <<'PY' || fail "the spam texts"
@@ -47,5 +48,5 @@ for name, part in (("train", rows), ("validation", rows[:8]), ("test", rows[8:])
         csv.writer(f).writerows([("Label", "Text"), *part])
 PY
   "$bin/ch06-04-finetune" --train-config configs/train-classify-quick.json --data "$1/spam" --max-steps 2 \
-    --no-plot --out-dir "$1/classifier" >"$1/finetune.log" 2>&1 || fail "ch06-04-finetune: $(cat "$1/finetune.log")"
+    --no-plot --out-dir "$1/classifier" --save-state-dict "$1/classifier.pth" >"$1/finetune.log" 2>&1 || fail "ch06-04-finetune: $(cat "$1/finetune.log")"
 }

@@ -4,7 +4,8 @@
 # strings, refusals, bad bytes and eight clients at once; then GPT-2 small (untrained,
 # slow enough to be caught mid-answer): a client gone cancels its answer, a full queue
 # refuses, and lesson 7.8's evaluation runs with it as the judge; a chapter-6 classifier
-# answers /api/classify as ch06-05-classify does; Ctrl-C ends the server with exit 0.
+# answers /api/classify as ch06-05-classify does, from its checkpoint and from its state
+# dict; Ctrl-C ends the server with exit 0.
 # Every wait is bounded.
 #
 #   serve_run.sh BIN_DIR PYTHON WORK_DIR
@@ -62,4 +63,14 @@ start_server "$work/classifier.log" --checkpoint "$work/classifier/checkpoint.pt
 grep -q "a classifier of texts up to 64 tokens" "$work/classifier.log" || fail "not served as a classifier"
 timeout 60 "$python" tests/cli/serve_client.py "$port" classify "$label" "$text" || fail "the classifier"
 stop_server "$work/classifier.log"
+
+# The same classifier as a state dict (the lesson's review_classifier.pth): --num-classes
+# on the GPT of --config, the same label as ch06-05-classify's from that file.
+sd_flags=(--load-state-dict "$work/classifier.pth" --config configs/tiny.json --max-length 64)
+sd_label=$("$bin/ch06-05-classify" "${sd_flags[@]}" --text "$text" | sed 's/: .*//') || fail "ch06-05-classify --load-state-dict"
+[ "$sd_label" = "$label" ] || fail "the state dict's label '$sd_label' is not the checkpoint's '$label'"
+start_server "$work/classifier-sd.log" "${sd_flags[@]}" --num-classes 2
+grep -q "a classifier of texts up to 64 tokens" "$work/classifier-sd.log" || fail "the state dict not served as a classifier"
+timeout 60 "$python" tests/cli/serve_client.py "$port" classify "$label" "$text" || fail "the state dict's classifier"
+stop_server "$work/classifier-sd.log"
 echo "serve: OK"

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
-#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <thread>

@@ -9,19 +9,10 @@
 #include <utility>
 
 #include "llm/util/error.h"
+#include "llm/util/show.h"
 
 namespace llm {
 namespace {
-
-// Python's f"{n:,}".
-std::string grouped(int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out = n < 0 ? "-" : "";
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
 
 // Python's f"{x:,.2f}": fmt's fixed notation rounds the double's exact value as
 // Python does; the separators go into the whole part.
@@ -325,7 +316,7 @@ std::string moe_memory_table(const MoeShape& shape) {
     if (num <= 0) {
       throw Error(fmt::format("the dense layer ({} parameters) is too small for --num-experts {}: its router alone "
                               "holds {}",
-                              grouped(dense), shape.num_experts, grouped(router)));
+                              thousands(dense), shape.num_experts, thousands(router)));
     }
     // int(round(num / float(den))): Python rounds halves to even, as nearbyint does.
     moe_hidden_dim = static_cast<int64_t>(std::nearbyint(static_cast<double>(num) / static_cast<double>(den)));
@@ -349,7 +340,7 @@ std::string moe_memory_table(const MoeShape& shape) {
   for (const auto& [what, count] : std::initializer_list<std::pair<const char*, int64_t>>{
            {"Dense FFN params", dense}, {"Per-expert params", per_expert}, {"Router params", router},
            {"MoE TOTAL params", total}, {"MoE ACTIVE/Token", active}}) {
-    out += fmt::format("{:<23}: {} ({})\n", what, grouped(count), convert_bytes(product({count, bytes})));
+    out += fmt::format("{:<23}: {} ({})\n", what, thousands(count), convert_bytes(product({count, bytes})));
   }
   return out + fmt::format("{:<23}: {}\n\n", "moe_hidden_dim", moe_hidden_dim);
 }

@@ -7,6 +7,7 @@
 #include "llm/io/tensor_archive.h"
 #include "llm/model/generate.h"
 #include "llm/model/gpt_model.h"
+#include "llm/model/gpt_weights.h"
 #include "llm/model/model_config.h"
 #include "llm/cli/model_flags.h"
 #include "llm/util/error.h"
@@ -32,8 +33,16 @@ llm::GPTConfig four_heads(const std::string& attention, int64_t vocab_size, int6
   config.emb_dim = emb_dim;
   config.n_heads = 4;
   config.n_layers = n_layers;
-  config.attention = attention;
+  config.attention = attention == "moe" ? "mha" : attention;
   config.n_kv_groups = attention == "gqa" ? 2 : 0;
+  if (attention == "swa") {  // block 0 slides over 4 positions, block 1 sees all (K:1, K = 1)
+    config.sliding_window_size = 4;
+    config.sliding_window_stride = 1;
+  }
+  if (attention == "moe") {  // 4 experts, 2 per token
+    config.hidden_dim = 24;
+    config.num_experts = 4;
+  }
   return config;
 }
 
@@ -237,10 +246,27 @@ TEST_CASE("configs load with validation that names the file and the key") {
   rejects("{\"emb_dims\": 3}", "unknown key 'emb_dims'");
   rejects("{\"attention\": \"gqa\", \"n_kv_groups\": 5}", "n_kv_groups (5) must divide n_heads (12)");
   rejects("{\"n_kv_groups\": 4}", "n_kv_groups (4) needs attention \"gqa\"");  // one knob per choice
-  rejects("{\"attention\": \"flash\"}", "attention must be \"mha\", \"gqa\" or \"mla\"");
+  rejects("{\"attention\": \"flash\"}", "attention must be \"mha\", \"gqa\", \"mla\" or \"swa\"");
   rejects("{\"latent_dim\": 64}", "latent_dim (64) needs attention \"mla\"");
-  rejects("{\"attention\": \"mla\", \"latent_dim\": 0}", "latent_dim must be positive, got 0");
+  rejects("{\"attention\": \"mla\", \"latent_dim\": 0}", "latent_dim must be in 1..768 (emb_dim), got 0");
   rejects("{\"attention\": \"mla\", \"latent_dim\": 1.5}", "latent_dim must be an integer, got 1.5");
+  rejects("{\"attention\": \"mla\", \"latent_dim\": 769}", "latent_dim must be in 1..768 (emb_dim), got 769");
+  rejects("{\"attention\": \"swa\"}", "attention \"swa\" needs sliding_window_size");
+  rejects("{\"attention\": \"swa\", \"sliding_window_size\": 0}",
+          "sliding_window_size must be in 1..1024 (context_length), got 0");
+  rejects("{\"attention\": \"swa\", \"sliding_window_size\": 1025}",
+          "sliding_window_size must be in 1..1024 (context_length), got 1025");
+  rejects("{\"sliding_window_size\": 4}", "sliding_window_size (4) needs attention \"swa\"");
+  rejects("{\"sliding_window_stride\": 5}", "sliding_window_stride (5) needs attention \"swa\"");
+  rejects("{\"num_experts\": 2, \"num_experts_per_tok\": 3}", "num_experts_per_tok must be in 1..2 (num_experts), got 3");
+  rejects("{\"num_experts\": 1}", "num_experts_per_tok must be in 1..1 (num_experts), got 2");  // the default 2
+  rejects("{\"num_experts_per_tok\": 2}", "num_experts_per_tok (2) needs num_experts");
+  rejects("{\"num_experts\": -1}", "num_experts must be positive (or 0: dense), got -1");
+  rejects("{\"hidden_dim\": 0}", "hidden_dim must be positive, got 0");
+  const auto swa = llm::parse_gpt_config(
+      "{\"attention\": \"swa\", \"sliding_window_size\": 4, \"sliding_window_stride\": 2, \"n_layers\": 6}", "x.json");
+  CHECK(std::vector<int64_t>{swa.window_of_layer(0), swa.window_of_layer(1), swa.window_of_layer(2),
+                             swa.window_of_layer(5)} == std::vector<int64_t>{4, 4, 0, 0});  // K:1 with K = 2
   const auto mla = llm::parse_gpt_config("{\"attention\": \"mla\", \"latent_dim\": 64}", "x.json");
   CHECK(mla.latent_dim == 64);
   CHECK(llm::to_json(mla).at("latent_dim") == 64);
@@ -322,8 +348,9 @@ TEST_CASE("state dicts move both ways by the PyTorch names") {
   CHECK(torch::equal(gqa->forward(ids), gqa_again->forward(ids)));
 }
 
-TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA, GQA and MLA, greedy and sampled, past the context") {
-  for (const std::string attention : {"mha", "gqa", "mla"}) {
+TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA, GQA, MLA, SWA and MoE, greedy and sampled, "
+          "past the context") {
+  for (const std::string attention : {"mha", "gqa", "mla", "swa", "moe"}) {
     INFO(attention);
     const auto config = four_heads(attention, /*vocab_size=*/200, /*context_length=*/16, /*emb_dim=*/32, /*n_layers=*/2);
     torch::manual_seed(1);
@@ -351,10 +378,75 @@ TEST_CASE("KV-cache generation gives the tokens of uncached generation: MHA, GQA
     } else {
       CHECK(cache.layers[0].keys.size(1) == (attention == "gqa" ? 2 : 4));
     }
+    // A rolling cache: the sliding block keeps its window of 4 of the 5 tokens seen.
+    CHECK(cache.layers[0].held() == (attention == "swa" ? 4 : 5));
+    CHECK(cache.layers[1].held() == 5);
     llm::KVCache full(config.n_layers);
     model->forward_cached(torch::zeros({1, 16}, torch::kLong), full);
     CHECK_THROWS_WITH(model->forward_cached(torch::zeros({1, 1}, torch::kLong), full), Catch::Contains("context_length 16"));
   }
+}
+
+// The course's ch04/06_swa/tests.py, case by case.
+TEST_CASE("Sliding-window attention: a cached prefill equals the uncached pass and keeps the window") {
+  torch::manual_seed(123);
+  llm::SlidingWindowAttention att(llm::AttentionOptions(8, 8).num_heads(2), /*window=*/4);
+  att->eval();
+  const auto x = torch::randn({1, 6, 8});
+  const auto expected = att(x);
+  llm::LayerKVCache cache;
+  const auto actual = att->forward_cached(x, cache);
+  CHECK_FALSE(actual.isnan().any().item<bool>());
+  CHECK(torch::allclose(actual, expected, /*rtol=*/0, /*atol=*/1e-6));
+  CHECK(cache.keys.size(2) == 4);
+  CHECK(cache.values.size(2) == 4);
+  CHECK(cache.length() == 6);
+}
+
+TEST_CASE("Sliding-window attention: a window as wide as the context is the base GPT") {
+  llm::GPTConfig base;
+  base.vocab_size = 257;
+  base.context_length = 8;
+  base.emb_dim = 32;
+  base.n_heads = 4;
+  base.n_layers = 2;
+  base.drop_rate = 0.0;
+  auto swa = base;
+  swa.attention = "swa";
+  swa.sliding_window_size = base.context_length;
+  swa.sliding_window_stride = -1;  // every layer slides
+  torch::manual_seed(123);
+  llm::GPTModel base_model(base);
+  llm::GPTModel swa_model(swa);
+  NamedTensors weights;
+  for (const auto& [name, tensor] : llm::state_dict(*base_model)) {
+    if (name.size() < 9 || name.substr(name.size() - 9) != ".att.mask") weights.emplace_back(name, tensor);
+  }
+  llm::load_state_dict(*swa_model, weights, "the base model");  // strict: every key, no other
+  base_model->eval();
+  swa_model->eval();
+  const auto full_input = torch::randint(0, base.vocab_size, {1, base.context_length});
+  torch::NoGradGuard no_grad;
+  CHECK(torch::allclose(swa_model(full_input), base_model(full_input), /*rtol=*/0, /*atol=*/1e-6));
+  const auto prompt = full_input.slice(1, 0, 6);
+  const auto expected = llm::generate(*base_model, prompt, llm::SamplingOptions(2).kv_cache(false));
+  const auto actual = llm::generate(*swa_model, prompt, llm::SamplingOptions(2).kv_cache(true));
+  CHECK(torch::equal(actual, expected));
+}
+
+TEST_CASE("Mixture of experts in the GPT: the course's names, a dense hidden_dim, and the parameter count") {
+  auto config = four_heads("moe", /*vocab_size=*/50, /*context_length=*/8, /*emb_dim=*/16, /*n_layers=*/1);
+  llm::GPTModel moe(config);
+  const auto keys = moe->named_parameters().keys();
+  for (const auto* key : {"trf_blocks.0.ff.gate.weight", "trf_blocks.0.ff.fc1.3.weight", "trf_blocks.0.ff.fc3.0.weight"}) {
+    CHECK(std::find(keys.begin(), keys.end(), key) != keys.end());
+  }
+  CHECK(llm::parameter_count(*(*moe->trf_blocks)[0]->ff.ptr()) == 16 * 4 + 4 * 3 * 16 * 24);
+  config.num_experts.reset();
+  llm::GPTModel dense(config);  // the lesson's feed-forward, 24 wide
+  CHECK(llm::parameter_count(*(*dense->trf_blocks)[0]->ff.ptr()) == 16 * 24 + 24 + 24 * 16 + 16);
+  CHECK(llm::hf_gpt2_layout_problem(config) == "Hugging Face's GPT-2 layout reads a feed-forward of 4 x emb_dim; "
+                                               "this model's is 24 wide");
 }
 
 TEST_CASE("Linear: the same seed gives nn.Linear's weights, draws and output") {

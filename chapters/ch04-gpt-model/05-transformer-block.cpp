@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     block->to(device);
     const auto output = block(x);  // [2, 4, emb_dim]
     fmt::print("Input shape: {}\nOutput shape: {}\n", llm::torch_size(x), llm::torch_size(output));
-    fmt::print("Total number of parameters in feed forward module: {}\n", llm::thousands(llm::parameter_count(*block->ff)));
+    fmt::print("Total number of parameters in feed forward module: {}\n", llm::thousands(llm::parameter_count(*block->ff.ptr())));
     fmt::print("Total number of parameters in attention module: {}\n", llm::thousands(llm::parameter_count(*block->att)));
     if (args.count("save-outputs") != 0) {
       auto archive = llm::model_header("transformer_block", llm::cli::seed(args), config);

@@ -89,3 +89,36 @@ set_tests_properties(cli:ch04-08:compare-with-the-course PROPERTIES LABELS cli T
 llm_cli_test(ch04-08:latent-zero 2 "--latent-dim must be positive, got 0" NEEDS ${GPT2} COMMAND ch04-08-mla --latent-dim 0)
 llm_cli_test(ch04-08:heads-not-dividing 2 "n_heads \\(5\\) must divide emb_dim \\(64\\)" NEEDS ${GPT2}
              COMMAND ch04-08-mla --emb-dim 64 --n-heads 5)
+llm_cli_test(ch04-08:latent-wider-than-width 2 "latent_dim must be in 1..64 \\(emb_dim\\), got 65" NEEDS ${GPT2}
+             COMMAND ch04-08-mla --emb-dim 64 --n-heads 4 --latent-dim 65)
+
+# Chapter 4's bonus on sliding-window attention (ch04-09-sliding-window) and on mixture
+# of experts (ch04-10-moe): the ids and text of the course's gpt_with_kv_swa.py and
+# gpt_with_kv_moe.py on small models whose windows slide within the generated text:
+# the K:1 schedule, every layer sliding, none; experts, the dense feed-forward, and
+# generation without the cache.
+add_test(NAME cli:ch04-09:compare-with-the-course
+         COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/course_generation_compare.py ${BIN}/ch04-09-sliding-window
+                 gpt_with_kv_swa.py
+                 "--emb_dim 64 --n_heads 4 --n_layers 3 --max_new_tokens 40 --sliding_window_size 8"
+                 "--emb_dim 96 --n_heads 3 --n_layers 2 --max_new_tokens 30 --sliding_window_size 5 --sliding_window_stride -1"
+                 "--emb_dim 64 --n_heads 4 --n_layers 2 --max_new_tokens 20 --sliding_window_size 4 --sliding_window_stride 0"
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+add_test(NAME cli:ch04-10:compare-with-the-course
+         COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/course_generation_compare.py ${BIN}/ch04-10-moe
+                 gpt_with_kv_moe.py
+                 "--emb_dim 64 --n_heads 4 --n_layers 2 --max_new_tokens 30 --hidden_dim 32 --num_experts 8"
+                 "--emb_dim 64 --n_heads 4 --n_layers 2 --max_new_tokens 20 --hidden_dim 48 --num_experts 4 --num_experts_per_tok 3 --no_kv_cache"
+                 "--emb_dim 64 --n_heads 4 --n_layers 2 --max_new_tokens 20 --hidden_dim 96"
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:ch04-09:compare-with-the-course cli:ch04-10:compare-with-the-course
+                     PROPERTIES LABELS cli TIMEOUT 600 SKIP_RETURN_CODE 77)
+llm_cli_test(ch04-09:window-zero 2 "sliding_window_size must be in 1..204 \\(context_length\\), got 0" NEEDS ${GPT2}
+             COMMAND ch04-09-sliding-window --sliding-window-size 0)
+llm_cli_test(ch04-09:window-past-context 2 "sliding_window_size must be in 1..14 \\(context_length\\), got 15"
+             NEEDS ${GPT2} COMMAND ch04-09-sliding-window --max-new-tokens 10 --sliding-window-size 15)
+llm_cli_test(ch04-10:more-per-token-than-experts 2 "num_experts_per_tok must be in 1..4 \\(num_experts\\), got 5"
+             NEEDS ${GPT2} COMMAND ch04-10-moe --num-experts 4 --num-experts-per-tok 5)
+llm_cli_test(ch04-10:negative-experts 2 "num_experts must be positive \\(or 0: dense\\), got -1" NEEDS ${GPT2}
+             COMMAND ch04-10-moe --num-experts -1)
+llm_cli_test(ch04-10:zero-hidden 2 "hidden_dim must be positive, got 0" NEEDS ${GPT2} COMMAND ch04-10-moe --hidden-dim 0)

@@ -11,9 +11,9 @@ foreach(exe IN LISTS chapters)
   llm_cli_test(${exe}:bad-device 2 "--device: expected auto, cpu, cuda or cuda:N, got 'gpu'" COMMAND ${exe} --device gpu)
   llm_cli_test(${exe}:absent-device 2 "--device cuda:99: (this LibTorch has no CUDA|there are [0-9]+ CUDA devices)"
                COMMAND ${exe} --device cuda:99)
-  # Lessons 4.2, 6.2-6.3, 7.2-7.3, 7.8, the MLA step, the memory estimators and the DPO data take no model config; 6.8 reads one only with
+  # Lessons 4.2, 6.2-6.3, 7.2-7.3, 7.8, the MLA, SWA and MoE steps, the memory estimators and the DPO data take no model config; 6.8 reads one only with
   # --load-state-dict.
-  if(exe MATCHES "^ch0[4-9]-" AND NOT exe MATCHES "^(ch04-02-layer-norm|ch04-08-mla|ch04-11-kv-memory|ch06-01-data|ch06-02-loaders|ch06-05-classify|ch07-01-data|ch07-02-batching|ch07-05-evaluate|ch07-06-preference-data)$")
+  if(exe MATCHES "^ch0[4-9]-" AND NOT exe MATCHES "^(ch04-02-layer-norm|ch04-08-mla|ch04-09-sliding-window|ch04-10-moe|ch04-11-kv-memory|ch06-01-data|ch06-02-loaders|ch06-05-classify|ch07-01-data|ch07-02-batching|ch07-05-evaluate|ch07-06-preference-data)$")
     llm_cli_test(${exe}:config-not-json 1 "not valid JSON" NEEDS ${GPT2} COMMAND ${exe} --config ${FIXTURES}/bad-encoder.json)
   endif()
   if(exe MATCHES "^ch02-")

@@ -1,15 +1,29 @@
 #include "llm/attention/kv_cache.h"
 
+#include <algorithm>
+
 namespace llm {
 
 std::pair<torch::Tensor, torch::Tensor> LayerKVCache::append(const torch::Tensor& new_keys,
-                                                             const torch::Tensor& new_values) {
-  keys = keys.defined() ? torch::cat({keys, new_keys}, 2) : new_keys;          // [b, kv_heads, t, hd]
-  values = values.defined() ? torch::cat({values, new_values}, 2) : new_values;  // [b, kv_heads, t, hd]
-  return {keys, values};
+                                                             const torch::Tensor& new_values, int64_t window) {
+  seen += new_keys.size(2);
+  auto all_keys = keys.defined() ? torch::cat({keys, new_keys}, 2) : new_keys;          // [b, kv_heads, t, hd]
+  auto all_values = values.defined() ? torch::cat({values, new_values}, 2) : new_values;  // [b, kv_heads, t, hd]
+  if (window <= 0) {
+    keys = all_keys;
+    values = all_values;
+    return {all_keys, all_values};
+  }
+  // The oldest of this step's queries still sees window - 1 positions before it; the
+  // next step's first query sees the last window - 1 of these and itself.
+  const int64_t t = all_keys.size(2), needed = std::min(t, window + new_keys.size(2) - 1), kept = std::min(t, window);
+  keys = all_keys.slice(2, t - kept);
+  values = all_values.slice(2, t - kept);
+  return {all_keys.slice(2, t - needed), all_values.slice(2, t - needed)};
 }
 
 const torch::Tensor& LayerKVCache::append_latent(const torch::Tensor& new_latent) {
+  seen += new_latent.size(1);
   latent = latent.defined() ? torch::cat({latent, new_latent}, 1) : new_latent;  // [b, t, latent_dim]
   return latent;
 }

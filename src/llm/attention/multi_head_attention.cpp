@@ -1,5 +1,7 @@
 #include "llm/attention/multi_head_attention.h"
 
+#include <fmt/format.h>
+
 #include "llm/attention/scaled_dot_product.h"
 #include "llm/util/error.h"
 
@@ -11,6 +13,13 @@ namespace {
 torch::Tensor for_query_heads(const torch::Tensor& kv, int64_t h) {
   const int64_t g = kv.size(1);
   return g == h ? kv : kv.repeat_interleave(h / g, /*dim=*/1);  // [b, h, t, hd]
+}
+
+// The mask of t_q queries after cached positions, over the t_k keys they attend to:
+// none for one query, which sees every key the cache gives it (a rolling cache gives
+// only the window's).
+torch::Tensor cached_mask(int64_t t_q, int64_t t_k, int64_t window, torch::Device device) {
+  return t_q == 1 ? torch::Tensor() : attention_mask(t_q, t_k, window, device);
 }
 
 }  // namespace
@@ -50,9 +59,29 @@ GroupedQueryAttentionImpl::GroupedQueryAttentionImpl(const AttentionOptions& o)
   dropout = register_module("dropout", torch::nn::Dropout(o.dropout()));
 }
 
+SlidingWindowAttentionImpl::SlidingWindowAttentionImpl(const AttentionOptions& o, int64_t w)
+    : AttentionHeadsImpl(o, o.num_heads(), "SlidingWindowAttention") {
+  check_attention_options(o, "SlidingWindowAttention", /*heads=*/true, /*groups=*/false);
+  if (w < 0) throw Error(fmt::format("SlidingWindowAttention: the window must be positive (0: none), got {}", w));
+  window = w;
+  W_query = projection("W_query", o.d_in(), o.d_out(), o.qkv_bias());
+  W_key = projection("W_key", o.d_in(), o.d_out(), o.qkv_bias());
+  W_value = projection("W_value", o.d_in(), o.d_out(), o.qkv_bias());
+  out_proj = projection("out_proj", o.d_out(), o.d_out(), /*bias=*/true);
+  dropout = register_module("dropout", torch::nn::Dropout(o.dropout()));
+}
+
 const torch::Tensor& AttentionHeadsImpl::mask_for(const torch::Tensor& x) {
   if (!mask.defined() || mask.device() != x.device()) mask = causal_mask(options.context_length()).to(x.device());
   return mask;
+}
+
+torch::Tensor AttentionHeadsImpl::attend_all(const torch::Tensor& queries, const torch::Tensor& keys,
+                                             const torch::Tensor& values, const torch::Tensor& x, bool record) {
+  auto* weights = record ? &recorded_weights : nullptr;
+  if (window == 0) return causal_attention(queries, keys, values, mask_for(x), dropout, weights);
+  const int64_t t = x.size(1);
+  return masked_attention(queries, keys, values, attention_mask(t, t, window, x.device()), dropout, weights);
 }
 
 torch::Tensor AttentionHeadsImpl::forward(const torch::Tensor& x) {
@@ -61,9 +90,7 @@ torch::Tensor AttentionHeadsImpl::forward(const torch::Tensor& x) {
   const auto keys = for_query_heads(split_heads(W_key(x), g), h);      // [b, h, t, hd]
   const auto queries = split_heads(W_query(x), h);                     // [b, h, t, hd]
   const auto values = for_query_heads(split_heads(W_value(x), g), h);  // [b, h, t, hd]
-  const auto context =
-      causal_attention(queries, keys, values, mask_for(x), dropout, record_weights ? &recorded_weights : nullptr);
-  return out_proj(merge_heads(context));  // [b, t, d_out]
+  return out_proj(merge_heads(attend_all(queries, keys, values, x, record_weights)));  // [b, t, d_out]
 }
 
 torch::Tensor AttentionHeadsImpl::forward_cached(const torch::Tensor& x, LayerKVCache& cache) {
@@ -72,9 +99,9 @@ torch::Tensor AttentionHeadsImpl::forward_cached(const torch::Tensor& x, LayerKV
   // forward_matvec(): one token at a time is a matrix-vector product.
   const auto queries = split_heads(W_query->forward_matvec(x), h);  // [b, h, t, hd]
   const auto [keys, values] = cache.append(split_heads(W_key->forward_matvec(x), g),
-                                           split_heads(W_value->forward_matvec(x), g));  // [b, g, past + t, hd]
-  const auto context =
-      causal_attention(queries, for_query_heads(keys, h), for_query_heads(values, h), mask_for(x), dropout);
+                                           split_heads(W_value->forward_matvec(x), g), window);  // [b, g, t_k, hd]
+  const auto context = masked_attention(queries, for_query_heads(keys, h), for_query_heads(values, h),
+                                        cached_mask(queries.size(2), keys.size(2), window, x.device()), dropout);
   return out_proj->forward_matvec(merge_heads(context));  // [b, t, d_out]
 }
 
@@ -98,8 +125,9 @@ torch::Tensor MultiHeadLatentAttentionImpl::attend(const torch::Tensor& x, const
   const auto queries = split_heads(project(W_query, x), h);  // [b, h, t, hd]
   const auto keys = split_heads(W_UK(latent), h);            // [b, h, t_k, hd]
   const auto values = split_heads(W_UV(latent), h);          // [b, h, t_k, hd]
-  const auto context = causal_attention(queries, keys, values, mask_for(x), dropout,
-                                        record_weights && !one_row ? &recorded_weights : nullptr);
+  const auto context = one_row ? masked_attention(queries, keys, values,
+                                                  cached_mask(queries.size(2), keys.size(2), 0, x.device()), dropout)
+                               : attend_all(queries, keys, values, x, record_weights);
   return project(out_proj, merge_heads(context));  // [b, t, d_out]
 }
 

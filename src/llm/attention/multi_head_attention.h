@@ -26,6 +26,9 @@ struct AttentionHeadsImpl : torch::nn::Module {
   AttentionOptions options;
   /// Key/value heads: the KV cache holds this many per layer.
   int64_t kv_heads;
+  /// Sliding-window attention's window (> 0): each query sees itself and the window - 1
+  /// positions before it, and the KV cache keeps only the last `window`. 0: all before it.
+  int64_t window = 0;
   Linear W_query{nullptr}, W_key{nullptr}, W_value{nullptr}, out_proj{nullptr};
   torch::nn::Dropout dropout{nullptr};
 
@@ -42,6 +45,9 @@ struct AttentionHeadsImpl : torch::nn::Module {
   /// [context_length, context_length], on the device of the last input.
   torch::Tensor mask;
   const torch::Tensor& mask_for(const torch::Tensor& x);
+  /// Attention over x's t tokens alone: causal, within the window if there is one.
+  torch::Tensor attend_all(const torch::Tensor& queries, const torch::Tensor& keys, const torch::Tensor& values,
+                           const torch::Tensor& x, bool record);
   const char* module_;
 };
 /// Any of the layouts, as a model holds it.
@@ -64,6 +70,17 @@ struct GroupedQueryAttentionImpl : AttentionHeadsImpl {
   explicit GroupedQueryAttentionImpl(const AttentionOptions& options);
 };
 TORCH_MODULE(GroupedQueryAttention);
+
+/// Sliding-window attention as the course builds it (ch04/06_swa, gpt_with_kv_swa.py's
+/// MultiHeadAttentionWithSWA): multi-head attention in which each query sees only the
+/// last `window` positions, itself included, so that a KV cache is a rolling window
+/// of that many positions. Window 0 is a regular layer (the course's None). Its
+/// layout is the course's: W_query, W_key, W_value, out_proj with a bias, and no mask
+/// in the state dict.
+struct SlidingWindowAttentionImpl : AttentionHeadsImpl {
+  SlidingWindowAttentionImpl(const AttentionOptions& options, int64_t window);
+};
+TORCH_MODULE(SlidingWindowAttention);
 
 /// Multi-head latent attention as the course builds it (ch04/05_mla,
 /// gpt_with_kv_mla.py): the keys and values of every head are up-projected (W_UK,

@@ -32,15 +32,6 @@ void check_rope_attention_options(const RopeAttentionOptions& o) {
 
 }  // namespace
 
-torch::Tensor attention_mask(int64_t t_q, int64_t t_k, int64_t window, torch::Device device) {
-  const auto options = torch::TensorOptions().dtype(torch::kLong).device(device);
-  const auto query_positions = torch::arange(t_k - t_q, t_k, options).unsqueeze(1);  // [t_q, 1]
-  const auto key_positions = torch::arange(t_k, options).unsqueeze(0);               // [1, t_k]
-  auto masked = key_positions > query_positions;                                       // the future
-  if (window > 0) masked = masked.logical_or(query_positions - key_positions >= window);  // the far past
-  return masked;  // [t_q, t_k]
-}
-
 RopeAttentionImpl::RopeAttentionImpl(const RopeAttentionOptions& o)
     : torch::nn::Module("GroupedQueryAttention"), options(o) {
   check_rope_attention_options(o);

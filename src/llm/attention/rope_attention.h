@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "llm/attention/kv_cache.h"
+#include "llm/attention/scaled_dot_product.h"
 #include "llm/nn/linear.h"
 #include "llm/nn/rms_norm.h"
 #include "llm/nn/rope.h"
@@ -61,10 +62,5 @@ struct RopeAttentionImpl : torch::nn::Module {
                        int64_t window);
 };
 TORCH_MODULE(RopeAttention);
-
-/// Which keys each query may not see, [t_q, t_k] bool, true where masked: the t_q
-/// queries are the last of t_k positions, and query position i sees key j when
-/// j <= i and, with a window, i - j < window (the Gemma 3 notebook's mask_local).
-torch::Tensor attention_mask(int64_t t_q, int64_t t_k, int64_t window, torch::Device device);
 
 }  // namespace llm

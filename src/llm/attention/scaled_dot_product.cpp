@@ -17,11 +17,26 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
                                const torch::Tensor& mask, torch::nn::Dropout& dropout, torch::Tensor* weights_out) {
   // The queries are the last t_q of the t_k positions (all of them without a cache).
   const int64_t t_q = q.size(-2), t_k = k.size(-2);
+  return masked_attention(q, k, v, mask.slice(0, t_k - t_q, t_k).slice(1, 0, t_k).to(torch::kBool), dropout,
+                          weights_out);
+}
+
+torch::Tensor masked_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                               const torch::Tensor& masked, torch::nn::Dropout& dropout, torch::Tensor* weights_out) {
   auto scores = torch::matmul(q, k.transpose(-2, -1));  // [..., t_q, t_k]
-  scores.masked_fill_(mask.slice(0, t_k - t_q, t_k).slice(1, 0, t_k).to(torch::kBool), -INFINITY);
+  if (masked.defined()) scores.masked_fill_(masked, -INFINITY);
   const auto weights = torch::softmax(scores / std::sqrt(static_cast<double>(k.size(-1))), /*dim=*/-1);
   if (weights_out != nullptr) *weights_out = weights;
   return torch::matmul(dropout(weights), v);  // [..., t_q, d_v]
+}
+
+torch::Tensor attention_mask(int64_t t_q, int64_t t_k, int64_t window, torch::Device device) {
+  const auto options = torch::TensorOptions().dtype(torch::kLong).device(device);
+  const auto query_positions = torch::arange(t_k - t_q, t_k, options).unsqueeze(1);  // [t_q, 1]
+  const auto key_positions = torch::arange(t_k, options).unsqueeze(0);               // [1, t_k]
+  auto masked = key_positions > query_positions;                                       // the future
+  if (window > 0) masked = masked.logical_or(query_positions - key_positions >= window);  // the far past
+  return masked;  // [t_q, t_k]
 }
 
 torch::Tensor split_heads(const torch::Tensor& x, int64_t n) {

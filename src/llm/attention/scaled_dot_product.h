@@ -21,6 +21,20 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
                                const torch::Tensor& mask, torch::nn::Dropout& dropout,
                                torch::Tensor* weights_out = nullptr);
 
+/// Scaled dot-product attention with dropout on the weights: softmax(q k^T / sqrt(d_k),
+/// masked to -inf) -> dropout -> @ v. `masked` is [t_q, t_k] bool, true where a query
+/// may not see a key (attention_mask), or undefined where every query sees every key.
+/// Returns and records what causal_attention does.
+torch::Tensor masked_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                               const torch::Tensor& masked, torch::nn::Dropout& dropout,
+                               torch::Tensor* weights_out = nullptr);
+
+/// Which keys each query may not see, [t_q, t_k] bool, true where masked: the t_q
+/// queries are the last of t_k positions, and query position i sees key j when
+/// j <= i and, with a window (> 0), i - j < window (the Gemma 3 notebook's mask_local,
+/// the course's sliding-window attention).
+torch::Tensor attention_mask(int64_t t_q, int64_t t_k, int64_t window, torch::Device device);
+
 /// [b, t, n * hd] -> [b, n, t, hd]: one slice of the projection per head.
 torch::Tensor split_heads(const torch::Tensor& x, int64_t n);
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 #include "llm/attention/multi_head_attention.h"
 #include "llm/model/gpt_weights.h"
 #include "llm/util/error.h"
@@ -9,24 +11,27 @@
 namespace llm {
 namespace {
 
-// The config's attention: lesson 3.6.2's multi-head attention, the course's
-// grouped-query attention with n_kv_groups key/value heads, or its multi-head latent
-// attention.
-AttentionHeads attention_layer(const GPTConfig& c) {
+// The config's attention in block `layer`: lesson 3.6.2's multi-head attention, the
+// course's grouped-query attention with n_kv_groups key/value heads, its multi-head
+// latent attention, or its sliding-window attention (a window on the layers of its
+// K:1 schedule).
+AttentionHeads attention_layer(const GPTConfig& c, int64_t layer) {
   const auto options = AttentionOptions(c.emb_dim, c.emb_dim)
                            .context_length(c.context_length)
                            .num_heads(c.n_heads)
                            .dropout(c.attn_drop_rate())
                            .qkv_bias(c.qkv_bias);
-  std::shared_ptr<AttentionHeadsImpl> layer;
+  std::shared_ptr<AttentionHeadsImpl> attention;
   if (c.attention == "gqa") {
-    layer = GroupedQueryAttention(AttentionOptions(options).num_kv_groups(c.n_kv_groups)).ptr();
+    attention = GroupedQueryAttention(AttentionOptions(options).num_kv_groups(c.n_kv_groups)).ptr();
   } else if (c.attention == "mla") {
-    layer = MultiHeadLatentAttention(options, c.latent_dim.value_or(0)).ptr();
+    attention = MultiHeadLatentAttention(options, c.latent_dim.value_or(0)).ptr();
+  } else if (c.attention == "swa") {
+    attention = SlidingWindowAttention(options, c.window_of_layer(layer)).ptr();
   } else {
-    layer = MultiHeadAttention(options).ptr();
+    attention = MultiHeadAttention(options).ptr();
   }
-  return AttentionHeads(layer);
+  return AttentionHeads(attention);
 }
 
 // The sizes a GPT of config `c` has, as the model interface gives them.
@@ -36,22 +41,42 @@ ModelShape shape_of(const GPTConfig& c) {
 
 }  // namespace
 
-TransformerBlockImpl::TransformerBlockImpl(const GPTConfig& c) {
-  att = register_module("att", attention_layer(c));
-  ff = register_module("ff", FeedForward(c.emb_dim));
+// The config's feed-forward: the lesson's, hidden_dim wide, or the course's mixture of
+// experts.
+torch::nn::AnyModule feed_forward_layer(const GPTConfig& c) {
+  if (c.experts() > 0) {
+    return torch::nn::AnyModule(
+        MoEFeedForward(c.emb_dim, c.experts(), c.experts_per_token(), c.resolved_hidden_dim()));
+  }
+  return torch::nn::AnyModule(FeedForward(c.emb_dim, c.resolved_hidden_dim()));
+}
+
+TransformerBlockImpl::TransformerBlockImpl(const GPTConfig& c, int64_t layer) {
+  att = register_module("att", attention_layer(c, layer));
+  ff = feed_forward_layer(c);
+  register_module("ff", ff.ptr());
   norm1 = register_module("norm1", LayerNorm(c.emb_dim));
   norm2 = register_module("norm2", LayerNorm(c.emb_dim));
   drop_shortcut = register_module("drop_shortcut", torch::nn::Dropout(c.shortcut_drop_rate()));
 }
 
 torch::Tensor TransformerBlockImpl::forward(torch::Tensor x) {
-  x = x + drop_shortcut(att(norm1(x)));  // [b, t, emb_dim]
-  return x + drop_shortcut(ff(norm2(x)));        // [b, t, emb_dim]
+  x = x + drop_shortcut(att(norm1(x)));                // [b, t, emb_dim]
+  return x + drop_shortcut(feed_forward(norm2(x)));    // [b, t, emb_dim]
 }
 
 torch::Tensor TransformerBlockImpl::forward_cached(torch::Tensor x, LayerKVCache& cache) {
   x = x + drop_shortcut(att->forward_cached(norm1(x), cache));  // [b, t, emb_dim]
-  return x + drop_shortcut(ff(norm2(x)));  // [b, t, emb_dim]
+  return x + drop_shortcut(feed_forward(norm2(x)));             // [b, t, emb_dim]
+}
+
+torch::Tensor TransformerBlockImpl::feed_forward(const torch::Tensor& x) {
+  if (!ff_times) return ff.forward(x);
+  const auto start = std::chrono::steady_clock::now();
+  auto y = ff.forward(x);
+  ff_times->total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ++ff_times->calls;
+  return y;
 }
 
 GPTModelImpl::GPTModelImpl(const GPTConfig& c) : config(c) {
@@ -59,7 +84,7 @@ GPTModelImpl::GPTModelImpl(const GPTConfig& c) : config(c) {
   pos_emb = register_module("pos_emb", torch::nn::Embedding(c.context_length, c.emb_dim));
   drop_emb = register_module("drop_emb", torch::nn::Dropout(c.emb_drop_rate()));
   trf_blocks = register_module("trf_blocks", ModuleListOf<TransformerBlock>());
-  for (int64_t i = 0; i < c.n_layers; ++i) trf_blocks->push_back(TransformerBlock(c));
+  for (int64_t i = 0; i < c.n_layers; ++i) trf_blocks->push_back(TransformerBlock(c, i));
   final_norm = register_module("final_norm", LayerNorm(c.emb_dim));
   out_head = register_module("out_head", Linear(c.emb_dim, c.vocab_size, /*bias=*/false));
 }

@@ -10,22 +10,39 @@
 #include "llm/nn/layers.h"
 #include "llm/nn/linear.h"
 #include "llm/nn/module_list.h"
+#include "llm/nn/moe_feed_forward.h"
 
 namespace llm {
 
+/// Wall time summed over calls: the course's MoE script prints its feed-forwards'
+/// average per call.
+struct CallTimes {
+  double total_ms = 0;
+  int64_t calls = 0;
+};
+
 /// Lesson 4.5: a pre-norm transformer block. Attention, then feed-forward, each
 /// after a LayerNorm, each with dropout on its output and a shortcut around it.
-/// [b, t, emb_dim] -> [b, t, emb_dim].
+/// [b, t, emb_dim] -> [b, t, emb_dim]. `layer` is the block's index in the model
+/// (sliding-window attention's schedule depends on it).
 struct TransformerBlockImpl : torch::nn::Module {
-  explicit TransformerBlockImpl(const GPTConfig& config);
+  explicit TransformerBlockImpl(const GPTConfig& config, int64_t layer = 0);
   torch::Tensor forward(torch::Tensor x);
   /// The same for x's tokens following those whose keys and values `cache` holds.
   torch::Tensor forward_cached(torch::Tensor x, LayerKVCache& cache);
 
-  AttentionHeads att{nullptr};  // MultiHeadAttention, GroupedQueryAttention ("gqa") or MultiHeadLatentAttention ("mla")
-  FeedForward ff{nullptr};
+  /// MultiHeadAttention, GroupedQueryAttention ("gqa"), MultiHeadLatentAttention
+  /// ("mla") or SlidingWindowAttention ("swa").
+  AttentionHeads att{nullptr};
+  /// FeedForward, or MoEFeedForward with num_experts.
+  torch::nn::AnyModule ff;
   LayerNorm norm1{nullptr}, norm2{nullptr};
   torch::nn::Dropout drop_shortcut{nullptr};
+  /// When set, every feed-forward call adds its wall time here.
+  std::shared_ptr<CallTimes> ff_times;
+
+ private:
+  torch::Tensor feed_forward(const torch::Tensor& x);
 };
 TORCH_MODULE(TransformerBlock);
 

@@ -156,9 +156,18 @@ void load_gpt_weights(GPTModelImpl& model, const NamedTensors& file, const std::
 }
 
 std::string hf_gpt2_layout_problem(const GPTConfig& config) {
-  if (config.attention == "mha") return {};
-  return fmt::format("Hugging Face's GPT-2 layout holds multi-head attention; this model uses {}",
-                     config.attention == "gqa" ? "grouped-query attention" : "multi-head latent attention");
+  if (config.attention != "mha") {
+    const auto* variant = config.attention == "gqa"   ? "grouped-query attention"
+                          : config.attention == "mla" ? "multi-head latent attention"
+                                                      : "sliding-window attention";
+    return fmt::format("Hugging Face's GPT-2 layout holds multi-head attention; this model uses {}", variant);
+  }
+  if (config.experts() > 0) return "Hugging Face's GPT-2 layout holds a dense feed-forward; this model has experts";
+  if (config.resolved_hidden_dim() != 4 * config.emb_dim) {
+    return fmt::format("Hugging Face's GPT-2 layout reads a feed-forward of 4 x emb_dim; this model's is {} wide",
+                       config.resolved_hidden_dim());
+  }
+  return {};
 }
 
 NamedTensors to_hf_gpt2(const GPTModelImpl& model) {

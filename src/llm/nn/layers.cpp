@@ -26,14 +26,15 @@ torch::Tensor GELUImpl::forward(const torch::Tensor& x) {
   return torch::gelu(x, "tanh");
 }
 
-FeedForwardImpl::FeedForwardImpl(int64_t emb_dim) {
+FeedForwardImpl::FeedForwardImpl(int64_t emb_dim, int64_t hidden_dim) {
+  if (hidden_dim == 0) hidden_dim = 4 * emb_dim;
   // The lesson's nn.Sequential names its three modules layers.0, layers.1 and layers.2;
   // a plain module under "layers" gives the state dict those names. Built one by one:
   // the initial weights depend on the order of the generator's draws.
   const auto layers = register_module("layers", std::make_shared<torch::nn::Module>("Sequential"));
-  expand = layers->register_module("0", Linear(emb_dim, 4 * emb_dim));
+  expand = layers->register_module("0", Linear(emb_dim, hidden_dim));
   gelu = layers->register_module("1", GELU());
-  contract = layers->register_module("2", Linear(4 * emb_dim, emb_dim));
+  contract = layers->register_module("2", Linear(hidden_dim, emb_dim));
 }
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {

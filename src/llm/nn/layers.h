@@ -24,12 +24,12 @@ struct GELUImpl : torch::nn::Module {
 };
 TORCH_MODULE(GELU);
 
-/// Lesson 4.3: emb_dim -> 4 * emb_dim -> GELU -> emb_dim, its modules under the
+/// Lesson 4.3: emb_dim -> hidden_dim (0: the lesson's 4 * emb_dim) -> GELU -> emb_dim, its modules under the
 /// lesson's state-dict names (layers.0, layers.1, layers.2). forward calls them by
 /// name, so that decoding one token takes the matrix-vector path
 /// (Linear::forward_matvec), which an nn::Sequential would not.
 struct FeedForwardImpl : torch::nn::Module {
-  explicit FeedForwardImpl(int64_t emb_dim);
+  explicit FeedForwardImpl(int64_t emb_dim, int64_t hidden_dim = 0);
   torch::Tensor forward(const torch::Tensor& x);
 
   Linear expand{nullptr}, contract{nullptr};

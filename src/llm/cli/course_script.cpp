@@ -1,0 +1,94 @@
+#include "llm/cli/course_script.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+
+#include "llm/cli/cli.h"
+#include "llm/io/tensor_archive.h"
+#include "llm/model/generate.h"
+#include "llm/text/bpe_tokenizer.h"
+#include "llm/util/memory.h"
+#include "llm/util/show.h"
+
+namespace llm::cli {
+namespace {
+
+constexpr const char* kStartContext = "Hello, I am";
+
+torch::Tensor encoded_prompt(const BpeTokenizer& tokenizer) { return text_to_token_ids(tokenizer, kStartContext); }
+
+void print_rule_block(const char* title) {
+  const auto rule = std::string(50, '=');
+  fmt::print("{}\n{}{}\n{}\n", rule, std::string(22, ' '), title, rule);
+}
+
+}  // namespace
+
+void add_course_script_flags(cxxopts::Options& options) {
+  options.add_options("Model (the course's script's flags)")(
+      "emb-dim", "Model embedding dimension", cxxopts::value<int64_t>()->default_value("768"), "N")(
+      "n-heads", "Number of attention heads", cxxopts::value<int64_t>()->default_value("12"), "N")(
+      "n-layers", "Number of transformer blocks", cxxopts::value<int64_t>()->default_value("12"), "N")(
+      "max-new-tokens", "Number of tokens to generate", cxxopts::value<int64_t>()->default_value("200"), "N");
+}
+
+GPTConfig course_script_config(const cxxopts::ParseResult& args, const std::function<void(GPTConfig&)>& variant) {
+  GPTConfig config;
+  config.context_length = positive_flag(args, "max-new-tokens") + encoded_prompt(BpeTokenizer::gpt2()).size(1);
+  config.emb_dim = positive_flag(args, "emb-dim");
+  config.n_heads = positive_flag(args, "n-heads");
+  config.n_layers = positive_flag(args, "n-layers");
+  config.drop_rate = 0.0;
+  variant(config);
+  try {
+    config.validate("the flags");
+  } catch (const Error& e) {
+    throw BadFlagValue(e.what());
+  }
+  return config;
+}
+
+void run_course_script(const GPTConfig& config, const cxxopts::ParseResult& args, bool kv_cache,
+                       const std::string& ff_time_label) {
+  const auto tokenizer = BpeTokenizer::gpt2();
+  const auto encoded = encoded_prompt(tokenizer);  // [1, 4]
+  GPTModel model(config);  // the weights of seed 123 (--seed), drawn in float32
+  const auto device = cli::device(args);
+  model->to(device, torch::kBFloat16);
+  model->eval();  // disable dropout
+  const auto ff_times = std::make_shared<CallTimes>();
+  if (!ff_time_label.empty()) {
+    for (auto& block : *model->trf_blocks) block->ff_times = ff_times;
+  }
+
+  fmt::print("\n");
+  print_rule_block("IN");
+  fmt::print("\nInput text: {}\nEncoded input text: {}\nencoded_tensor.shape: {}\n", kStartContext,
+             show_ids(encoded), torch_size(encoded));
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto options = SamplingOptions(args["max-new-tokens"].as<int64_t>()).kv_cache(kv_cache);
+  const auto token_ids = generate(*model, encoded.to(device), options).cpu();
+  if (ff_times->calls > 0) {
+    fmt::print("{}: {:.3f} ms\n", ff_time_label, ff_times->total_ms / static_cast<double>(ff_times->calls));
+  }
+  const double total_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  fmt::print("\n\n");
+  print_rule_block("OUT");
+  fmt::print("\nOutput: {}\nOutput length: {}\nOutput text: {}\n", show(token_ids), token_ids.size(1),
+             token_ids_to_text(tokenizer, token_ids));
+  fmt::print("\nTime: {:.2f} sec\n{} tokens/sec\n", total_time,
+             static_cast<int64_t>(static_cast<double>(token_ids.size(1)) / total_time));
+  fmt::print("Max memory (resident): {:.2f} GB\n",
+             static_cast<double>(peak_resident_memory()) / (1024.0 * 1024 * 1024));
+  if (args.count("save-outputs") != 0) {
+    torch::NoGradGuard no_grad;
+    const auto logits = model->forward(token_ids.to(device));  // [1, t, vocab_size], the whole sequence uncached
+    save_tensors(args["save-outputs"].as<std::string>(), {{"generated", token_ids}, {"logits", logits}});
+  }
+}
+
+}  // namespace llm::cli

@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cxxopts.hpp>
+
+#include <functional>
+#include <string>
+
+#include "llm/model/gpt_config.h"
+#include "llm/model/gpt_model.h"
+
+namespace llm::cli {
+
+/// Chapter 4's KV-cache bonus scripts (the course's ch04/05_mla, 06_swa and 07_moe):
+/// each builds a GPT variant after seed 123 in bfloat16, continues "Hello, I am"
+/// greedily for --max-new-tokens and prints the ids, the text, the time and the
+/// memory. These are the flags they share, with dashes for the course's underscores:
+/// --emb-dim, --n-heads, --n-layers and --max-new-tokens.
+void add_course_script_flags(cxxopts::Options& options);
+
+/// The GPT such a script builds: the flags' sizes, no dropout, and the prompt's tokens
+/// and max_new_tokens as context_length; `variant` sets the script's own keys. An
+/// impossible config is a bad flag value (exit 2).
+GPTConfig course_script_config(const cxxopts::ParseResult& args, const std::function<void(GPTConfig&)>& variant);
+
+/// What a script does with its config: the model after the seed, in bfloat16, on
+/// --device; the IN block; generation, greedy, through the KV cache unless `kv_cache`
+/// is false; then the OUT block with the time, tokens/s and the process's peak
+/// resident memory where the course prints CUDA's "Max memory allocated". With
+/// `ff_time_label`, the blocks' feed-forward calls are timed and their average printed
+/// after generating, as the course's MoE script prints "Avg MoE FF time/call".
+/// --save-outputs writes the ids (`generated`: the prompt's and the new ones) and the
+/// model's logits over all of them without the cache (`logits`, bfloat16).
+void run_course_script(const GPTConfig& config, const cxxopts::ParseResult& args, bool kv_cache = true,
+                       const std::string& ff_time_label = "");
+
+}  // namespace llm::cli

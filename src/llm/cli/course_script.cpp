@@ -1,6 +1,7 @@
 #include "llm/cli/course_script.h"
 
 #include <fmt/format.h>
+#include <malloc.h>
 
 #include <chrono>
 #include <memory>
@@ -58,6 +59,11 @@ void run_course_script(const GPTConfig& config, const cxxopts::ParseResult& args
   const auto device = cli::device(args);
   model->to(device, torch::kBFloat16);
   model->eval();  // disable dropout
+  // The course measures CUDA's memory, where the model arrives in bfloat16: the peak
+  // counts from here, not while the float32 weights were drawn, whose freed pages go
+  // back to the system (glibc keeps them otherwise).
+  ::malloc_trim(0);
+  reset_peak_resident_memory();
   const auto ff_times = std::make_shared<CallTimes>();
   if (!ff_time_label.empty()) {
     for (auto& block : *model->trf_blocks) block->ff_times = ff_times;

@@ -25,7 +25,8 @@ GPTConfig course_script_config(const cxxopts::ParseResult& args, const std::func
 /// What a script does with its config: the model after the seed, in bfloat16, on
 /// --device; the IN block; generation, greedy, through the KV cache unless `kv_cache`
 /// is false; then the OUT block with the time, tokens/s and the process's peak
-/// resident memory where the course prints CUDA's "Max memory allocated". With
+/// resident memory once the model is in bfloat16, where the course prints CUDA's "Max
+/// memory allocated" (the model on the GPU, the cache, the activations). With
 /// `ff_time_label`, the blocks' feed-forward calls are timed and their average printed
 /// after generating, as the course's MoE script prints "Avg MoE FF time/call".
 /// --save-outputs writes the ids (`generated`: the prompt's and the new ones) and the

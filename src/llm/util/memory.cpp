@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "llm/util/error.h"
 
@@ -18,9 +21,21 @@ uint64_t physical_memory() {
 }
 
 uint64_t peak_resident_memory() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {  // a few dozen short lines
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;  // "VmHWM:  812 kB"
+  }
   rusage usage{};
   if (::getrusage(RUSAGE_SELF, &usage) != 0 || usage.ru_maxrss < 0) return 0;
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // Linux counts kilobytes
+}
+
+bool reset_peak_resident_memory() {
+  std::ofstream refs("/proc/self/clear_refs");
+  refs << "5";  // reset the peak resident set size (Linux 4.0+)
+  refs.flush();
+  return static_cast<bool>(refs);
 }
 
 std::string format_bytes(double bytes) {

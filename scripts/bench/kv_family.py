@@ -8,7 +8,7 @@ the bfloat16 model, the cache, the activations; counted from the model's arrival
 bfloat16 through Linux's clear_refs, which resets the whole process's peak too), and
 whether both generated the same ids and text.
 
-    python3 kv_family.py BENCH THREADS NEW_TOKENS ROUNDS
+    python3 kv_family.py BENCH THREADS NEW_TOKENS ROUNDS [VARIANT...]
 
 With ROUNDS above 1 the two sides alternate that many times and each keeps its best
 tokens/s, so that a noisy machine slows both alike.
@@ -89,9 +89,10 @@ def main():
         run_course(sys.argv[2], sys.argv[3:])
         return
     bench, threads, new_tokens, rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    picked = sys.argv[5:] or [name for name, _, _ in VARIANTS]
     print(f"{'variant':<8} {'C++ tok/s':>10} {'course tok/s':>13} {'C++ / course':>13} {'C++ memory':>11} "
           f"{'course memory':>14} {'same':>5}")
-    for variant, script, flags in VARIANTS:
+    for variant, script, flags in (v for v in VARIANTS if v[0] in picked):
         tokens = ["--max_new_tokens", str(new_tokens)]
         ours_flags = [f.replace("_", "-") if f.startswith("--") else f for f in tokens + flags]
         course, ours = None, None

@@ -5,14 +5,16 @@
 # peak resident memory while generating (the course's "Max memory allocated"), and
 # whether both generated the same ids. NEW_TOKENS 200 is the scripts' default; 4096 is the long context.
 #
-# ROUNDS (default 1) alternates the two sides and keeps each one's best.
+# ROUNDS (default 1) alternates the two sides and keeps each one's best; VARIANTS
+# (mha gqa mla swa moe) picks some.
 #
-#   scripts/bench/kv_family.sh [THREADS] [NEW_TOKENS] [ROUNDS]
+#   scripts/bench/kv_family.sh [THREADS] [NEW_TOKENS] [ROUNDS] [VARIANT...]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 threads="${1:-1}" new_tokens="${2:-200}" rounds="${3:-1}"
+shift $(($# < 3 ? $# : 3))
 bench="$root/build/bin/bench-kv-family"
 [ -x "$bench" ] || { echo "build first: scripts/setup.sh" >&2; exit 1; }
 echo "Chapter 4's KV-cache family, $new_tokens new tokens, bfloat16, $threads threads, $(nproc) cores:" \
   "$(lscpu | sed -n 's/^Model name: *//p')"
-exec /usr/bin/python3 "$root/scripts/bench/kv_family.py" "$bench" "$threads" "$new_tokens" "$rounds"
+exec /usr/bin/python3 "$root/scripts/bench/kv_family.py" "$bench" "$threads" "$new_tokens" "$rounds" "$@"

@@ -69,7 +69,14 @@ PY
 "$bin/ch07-05-evaluate" --responses "$work/slow.json" --port "$port" --host 127.0.0.1 --timeout 60 \
   >"$work/stop.out" 2>"$work/stop.err" &
 pid=$!
-sleep 1
+# A background job starts with SIGINT ignored, until the client installs its handler:
+# Ctrl-C once it has (bit 2 of SigCgt), however slowly it starts, in at most 30 s.
+for _ in $(seq 300); do
+  caught="$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null)"
+  [ -n "$caught" ] && (((0x$caught & 2) != 0)) && break
+  sleep 0.1
+done
+sleep 0.5  # into the wait for the slow answer
 start=$(date +%s%N)
 kill -INT "$pid"
 wait "$pid"

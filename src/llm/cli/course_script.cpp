@@ -18,7 +18,13 @@ namespace {
 
 constexpr const char* kStartContext = "Hello, I am";
 
-torch::Tensor encoded_prompt(const BpeTokenizer& tokenizer) { return text_to_token_ids(tokenizer, kStartContext); }
+// GPT-2's tokenizer, read once: the config needs the prompt's length, the run its ids.
+const BpeTokenizer& tokenizer() {
+  static const BpeTokenizer kGpt2 = BpeTokenizer::gpt2();
+  return kGpt2;
+}
+
+torch::Tensor encoded_prompt() { return text_to_token_ids(tokenizer(), kStartContext); }
 
 void print_rule_block(const char* title) {
   const auto rule = std::string(50, '=');
@@ -37,7 +43,7 @@ void add_course_script_flags(cxxopts::Options& options) {
 
 GPTConfig course_script_config(const cxxopts::ParseResult& args, const std::function<void(GPTConfig&)>& variant) {
   GPTConfig config;
-  config.context_length = positive_flag(args, "max-new-tokens") + encoded_prompt(BpeTokenizer::gpt2()).size(1);
+  config.context_length = positive_flag(args, "max-new-tokens") + encoded_prompt().size(1);
   config.emb_dim = positive_flag(args, "emb-dim");
   config.n_heads = positive_flag(args, "n-heads");
   config.n_layers = positive_flag(args, "n-layers");
@@ -53,8 +59,7 @@ GPTConfig course_script_config(const cxxopts::ParseResult& args, const std::func
 
 void run_course_script(const GPTConfig& config, const cxxopts::ParseResult& args, bool kv_cache,
                        const std::string& ff_time_label) {
-  const auto tokenizer = BpeTokenizer::gpt2();
-  const auto encoded = encoded_prompt(tokenizer);  // [1, 4]
+  const auto encoded = encoded_prompt();  // [1, 4]
   GPTModel model(config);  // the weights of seed 123 (--seed), drawn in float32
   const auto device = cli::device(args);
   model->to(device, torch::kBFloat16);
@@ -85,7 +90,7 @@ void run_course_script(const GPTConfig& config, const cxxopts::ParseResult& args
   fmt::print("\n\n");
   print_rule_block("OUT");
   fmt::print("\nOutput: {}\nOutput length: {}\nOutput text: {}\n", show(token_ids), token_ids.size(1),
-             token_ids_to_text(tokenizer, token_ids));
+             token_ids_to_text(tokenizer(), token_ids));
   fmt::print("\nTime: {:.2f} sec\n{} tokens/sec\n", total_time,
              static_cast<int64_t>(static_cast<double>(token_ids.size(1)) / total_time));
   fmt::print("Max memory (resident): {:.2f} GB\n",

@@ -4,7 +4,8 @@
 // flags it prints the four tables of the course's READMEs; --estimator picks one, and
 // each flag (the course's, with dashes) replaces the README's value in every table
 // that takes it. Each table is preceded by the course's command that prints the same.
-// --png draws the course's four plots.
+// --png draws the course's plots: the four estimators' and Gated DeltaNet's
+// (ch04/08_deltanet); --save-outputs writes their lines.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <string_view>
 
 #include "llm/cli/cli.h"
+#include "llm/io/tensor_archive.h"
 #include "llm/model/kv_memory.h"
 #include "llm/util/files.h"
 #include "llm/util/process.h"
@@ -113,17 +115,43 @@ std::vector<const Estimator*> picked(const cxxopts::ParseResult& args) {
   return out;
 }
 
-// --png: the course's plots of the picked estimators, one panel each, drawn by
-// scripts/plot_series.py; the picture replaces `out` whole.
-void draw_png(const std::vector<const Estimator*>& estimators, const std::string& out) {
-  auto panels = nlohmann::json::array();
+// The course's plots of the picked estimators; with all of them, ch04/08_deltanet's
+// plot of Gated DeltaNet too (a plot with no estimator table).
+std::vector<nlohmann::json> plots(const cxxopts::ParseResult& args, const std::vector<const Estimator*>& estimators) {
+  std::vector<nlohmann::json> panels;
   for (const auto* e : estimators) panels.push_back(llm::memory_plot_panel(e->name));
+  if (args["estimator"].as<std::string>() == "all") panels.push_back(llm::memory_plot_panel("deltanet"));
+  return panels;
+}
+
+// --png: the plots, one panel each, drawn by scripts/plot_series.py; the picture
+// replaces `out` whole.
+void draw_png(const std::vector<nlohmann::json>& panels, const std::string& out) {
   const llm::TempFolder folder("kv-memory");
-  llm::write_file_atomic(folder / "panels.json", panels.dump());
+  llm::write_file_atomic(folder / "panels.json", nlohmann::json(panels).dump());
   if (const auto why = llm::run_script_into("plot_series.py", {(folder / "panels.json").string()}, out); !why.empty()) {
     throw llm::Error(fmt::format("--png '{}': not drawn: {}", out, why));
   }
   fmt::print("Plot: {}\n", out);
+}
+
+// --save-outputs: each plotted line as float64 tensors "PANEL.N.x" and "PANEL.N.y",
+// N its place in the panel's legend, PANEL the plot's name (gqa, ..., deltanet).
+void save_plotted(const std::vector<nlohmann::json>& panels, const std::vector<const Estimator*>& estimators,
+                  const std::string& path) {
+  llm::NamedTensors tensors;
+  for (size_t p = 0; p < panels.size(); ++p) {
+    const std::string name(p < estimators.size() ? estimators[p]->name : "deltanet");
+    const auto& lines = panels[p]["series"];
+    for (size_t n = 0; n < lines.size(); ++n) {
+      for (const char* axis : {"x", "y"}) {
+        const auto values = lines[n][axis].get<std::vector<double>>();
+        tensors.emplace_back(fmt::format("{}.{}.{}", name, n, axis),
+                             torch::tensor(values, torch::dtype(torch::kFloat64)));
+      }
+    }
+  }
+  llm::save_tensors(path, tensors);
 }
 
 }  // namespace
@@ -134,7 +162,7 @@ int main(int argc, char** argv) {
   const auto whole = [] { return cxxopts::value<int64_t>(); };
   options.add_options("Estimator")("estimator", "all, gqa, mla, swa or moe",
                                     cxxopts::value<std::string>()->default_value("all"), "NAME")(
-      "png", "Draw the course's plots of the picked estimators into this PNG", cxxopts::value<std::string>(), "FILE");
+      "png", "Draw the course's plots of the picked estimators into this PNG (with all, Gated DeltaNet's too)", cxxopts::value<std::string>(), "FILE");
   options.add_options("Setting")(
       "context-length", "Tokens in the cache (32768; MLA's 8192)", whole(), "N")(
       "emb-dim", "Embedding dimension (4096; MLA's 2048, MoE's 7168)", whole(), "N")(
@@ -168,6 +196,8 @@ int main(int argc, char** argv) {
       }
       fmt::print("{}$ python {} {}\n{}", i == 0 ? "" : "\n", estimators[i]->script, table.first, table.second);
     }
-    if (args.count("png") != 0) draw_png(estimators, args["png"].as<std::string>());
+    const auto panels = plots(args, estimators);
+    if (args.count("save-outputs") != 0) save_plotted(panels, estimators, args["save-outputs"].as<std::string>());
+    if (args.count("png") != 0) draw_png(panels, args["png"].as<std::string>());
   });
 }

@@ -1,6 +1,8 @@
 """ch04-11-kv-memory against the course's own estimators (scripts/reference/course_ch04/,
 copies of ch04/0*_*/memory_estimator_*.py): every table it prints must equal, to the
-byte, what the course's script prints for the command printed above the table.
+byte, what the course's script prints for the command printed above the table. The
+lines of Gated DeltaNet's plot (--save-outputs) must equal those that ch04/08_deltanet's
+plot_memory_estimates_gated_deltanet.py draws.
 
     python3 kv_memory_compare.py EXE
 """
@@ -70,16 +72,58 @@ def main():
     if tables != 16:  # four, one for each of the eight with --estimator, four
         sys.exit(f"FAILED: {tables} tables compared")
     print(f"OK: {tables} tables")
+    check_deltanet(exe)
     check_png(exe)
 
 
+def course_plot_lines(script):
+    """The (label, x, y) of every line the course's plot script draws, with its README's
+    flags (its defaults); matplotlib draws nothing and saves nothing."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.axes
+    import matplotlib.pyplot as plt
+    lines = []
+    saved = matplotlib.axes.Axes.plot, matplotlib.axes.Axes.legend, plt.savefig, sys.argv
+    matplotlib.axes.Axes.plot = lambda ax, x, y, label=None, **kw: lines.append((label, x, y))
+    matplotlib.axes.Axes.legend = plt.savefig = lambda *a, **kw: None
+    sys.argv = [script]
+    try:
+        runpy.run_path(os.path.join(COURSE, script), run_name="__main__")
+    finally:
+        matplotlib.axes.Axes.plot, matplotlib.axes.Axes.legend, plt.savefig, sys.argv = saved
+    return lines
+
+
+def check_deltanet(exe):
+    import tempfile
+    import numpy as np
+    import torch
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "lines.pt")
+        printed = subprocess.run([exe, "--save-outputs", out], capture_output=True, text=True, timeout=60)
+        if printed.returncode != 0:
+            sys.exit(f"FAILED: --save-outputs: exit {printed.returncode}: {printed.stderr.strip()}")
+        ours = torch.load(out)
+    course = course_plot_lines("plot_memory_estimates_gated_deltanet.py")
+    if len(course) != 3:
+        sys.exit(f"FAILED: the course's Gated DeltaNet plot drew {len(course)} lines, expected 3")
+    for n, (label, x, y) in enumerate(course):
+        for axis, expected in (("x", x), ("y", y)):
+            got = ours.get(f"deltanet.{n}.{axis}")
+            if got is None or not np.array_equal(got.numpy(), np.asarray(expected, dtype=float)):
+                sys.exit(f"FAILED: Gated DeltaNet's line {n} ({label}), {axis}: not the course's")
+    print(f"OK: Gated DeltaNet's {len(course)} lines ({len(course[0][1])} points each) equal the course's plot")
+
+
 def check_png(exe):
-    """--png: the four plots as four panels of 10 x 5 inches at 100 dpi, one (MoE's, 7 x
-    5) for one estimator, and a PNG that cannot be written: one line, exit 1."""
+    """--png: the five plots (the four estimators' and Gated DeltaNet's) as five panels of
+    10 x 5 inches at 100 dpi, one (MoE's, 7 x 5) for one estimator, and a PNG that
+    cannot be written: one line, exit 1."""
     import tempfile
     import matplotlib.image
     with tempfile.TemporaryDirectory() as folder:
-        for flags, size in ((["--estimator", "all"], (2000, 1000)), (["--estimator", "moe"], (500, 700))):
+        for flags, size in ((["--estimator", "all"], (2500, 1000)), (["--estimator", "moe"], (500, 700))):
             out = os.path.join(folder, "kv.png")
             printed = subprocess.run([exe, *flags, "--png", out], capture_output=True, text=True, timeout=120)
             if printed.returncode != 0 or f"Plot: {out}\n" not in printed.stdout:

@@ -235,6 +235,34 @@ nlohmann::json moe_panel() {
           {"grid", false}};
 }
 
+// plot_memory_estimates_gated_deltanet.py with its README's flags: 16 heads of 2,048
+// dimensions over 48 layers in bfloat16, from 128 tokens to 131,072 in steps of 100.
+// A Gated DeltaNet layer holds one head_dim x head_dim state per head whatever the
+// context; the 3:1 mix keeps full attention's growing cache in a quarter of the layers.
+nlohmann::json deltanet_panel() {
+  const int64_t heads = 16, head_dim = 2048 / heads, layers = 48, bytes = 2;
+  const auto mha = [&](int64_t length, double n_layers) {
+    return static_cast<double>(length * heads * head_dim * 2 * bytes) * n_layers;
+  };
+  const double state = static_cast<double>(heads * head_dim * head_dim * bytes);
+  std::vector<double> x, full, deltanet, mixed;
+  for (int64_t length = 128; length <= 131072; length += 100) {
+    x.push_back(static_cast<double>(length));
+    full.push_back(mha(length, layers) / 1e9);
+    deltanet.push_back(state * layers / 1e9);
+    mixed.push_back((mha(length, layers / 4.0) + state * (layers - layers / 4.0)) / 1e9);
+  }
+  return {{"title", "Memory vs. Context Length: MHA vs. DeltaNet (3:1 mix)\n"
+                    "(n_heads=16, emb_dim=2048, n_layers=48, batch=1, dtype=bf16)"},
+          {"xlabel", "Context length (number of tokens)"},
+          {"ylabel", "KV cache size (GB)"},
+          {"xlog", false},
+          {"ylog", false},
+          {"series",
+           {series("Full Attention (MHA) KV cache", x, full, ""), series("All Gated DeltaNet (no conv)", x, deltanet, ""),
+            series("3:1 layer ratio (3 DeltaNet : 1 Full Attention)", x, mixed, "")}}};
+}
+
 }  // namespace
 
 nlohmann::json memory_plot_panel(std::string_view name) {
@@ -242,7 +270,8 @@ nlohmann::json memory_plot_panel(std::string_view name) {
   if (name == "mla") return mla_panel();
   if (name == "swa") return swa_panel();
   if (name == "moe") return moe_panel();
-  throw Error(fmt::format("no memory plot named '{}'; expected gqa, mla, swa or moe", name));
+  if (name == "deltanet") return deltanet_panel();
+  throw Error(fmt::format("no memory plot named '{}'; expected gqa, mla, swa, moe or deltanet", name));
 }
 
 int64_t estimator_dtype_bytes(std::string_view dtype) {

@@ -61,12 +61,14 @@ std::string mla_memory_table(const KvCacheShape& shape, int64_t latent_dim);
 std::string swa_memory_table(const KvCacheShape& shape, const SlidingWindowLayout& layout);
 std::string moe_memory_table(const MoeShape& shape);
 
-/// The course's four plots of the same (plot_memory_estimates_*.py), as their READMEs
+/// The course's plots of the same (plot_memory_estimates_*.py), as their READMEs
 /// draw them: GQA's and MLA's total KV cache against the context length for several
 /// group counts and latent sizes, SWA 5:1 over MHA and GQA, and a MoE's active and
 /// total parameters against its number of experts. Each is a panel for
 /// scripts/plot_series.py: {title, xlabel, ylabel, xlog, ylog, series: [{label, x, y,
-/// marker, linestyle}], hlines: [{y, label}]}. `name` is gqa, mla, swa or moe.
+/// marker, linestyle}], hlines: [{y, label}]}. `name` is gqa, mla, swa, moe or
+/// deltanet: ch04/08_deltanet's plot of full attention's KV cache against Gated
+/// DeltaNet's fixed state, alone and in a 3:1 mix (a plot with no estimator table).
 nlohmann::json memory_plot_panel(std::string_view name);
 
 }  // namespace llm

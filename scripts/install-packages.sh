@@ -9,6 +9,7 @@ packages=(
   libutf8proc-dev  # NFC, for tokenizer.json's normalizers (Qwen3)
   libgloo-dev  # c10d's Gloo headers, for distributed training
   libcpp-httplib-dev  # HTTP for the server (serve)
+  libdnnl-dev  # the size of oneDNN's kernel cache (LibTorch's bfloat16 matrix products)
   libopenblas0-pthread  # without it LibTorch's matrix products use the reference BLAS, ~40x slower
   python3-torch python3-matplotlib
   python3-pandas  # the references of lesson 6's data preparation (DataFrame.sample)

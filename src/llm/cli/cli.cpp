@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <malloc.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <array>
@@ -117,6 +118,18 @@ void keep_freed_memory() {
   mallopt(M_TOP_PAD, 512 << 20);
 }
 
+// LibTorch runs bfloat16 matrix products through oneDNN, which keeps the last 1,024
+// kernels it made, one per shape, each with its buffers. Decoding with a KV cache makes
+// new shapes at every token (the cache is one position longer), so that cache fills
+// with kernels never used again: GPT-2 124M with grouped-query attention held 2.3 GB
+// after 2,560 tokens instead of 0.6 GB. One step's products need a handful of shapes.
+void bound_kernel_cache() {
+  constexpr int kKernels = 16;
+  if (dnnl_set_primitive_cache_capacity(kKernels) != dnnl_success) {
+    spdlog::warn("oneDNN's kernel cache could not be bounded; long bfloat16 generations may hold more memory");
+  }
+}
+
 // LibTorch's allocation failure ("[enforce fail at alloc_cpu.cpp:75] ... you tried to
 // allocate N bytes ...") as one line that says what happened.
 std::optional<std::string> out_of_memory_message(const std::string& what) {
@@ -212,6 +225,7 @@ std::string read_input_text(const std::string& path, double bytes_per_text_byte)
 // only wait on each other), the device, the seed, and the outputs checked.
 void set_up(const cxxopts::ParseResult& args) {
   keep_freed_memory();
+  bound_kernel_cache();
   const int threads = args["threads"].as<int>();
   if (threads < 1) {
     throw cxxopts::exceptions::exception(fmt::format("--threads: expected a positive number, got {}", threads));

@@ -9,14 +9,10 @@
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-08-mla", "The GPT with multi-head latent attention and its latent KV cache");
   llm::cli::add_course_script_flags(options);
-  options.add_options("Model (the course's script's flags)")(
-      "latent-dim", "Latent dim for MLA (default: max(16, emb-dim / 8))", cxxopts::value<int64_t>(), "N");
+  llm::cli::add_course_variant_flags(options, "mla");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const auto config = llm::cli::course_script_config(args, [&](llm::GPTConfig& c) {
-      c.attention = "mla";
-      if (args.count("latent-dim") != 0) c.latent_dim = llm::cli::positive_flag(args, "latent-dim");
-    });
+    const auto config = llm::cli::course_script_config(args, "mla");
     llm::cli::run_course_script(config, args);
   });
 }

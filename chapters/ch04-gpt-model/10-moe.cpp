@@ -12,20 +12,10 @@
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-10-moe", "The GPT with a mixture-of-experts feed-forward");
   llm::cli::add_course_script_flags(options);
-  options.add_options("Model (the course's script's flags)")(
-      "hidden-dim", "Intermediate FFN or MoE size", cxxopts::value<int64_t>()->default_value("3072"), "N")(
-      "no-kv-cache", "Disable KV caching during generation")(
-      "num-experts", "Number of experts. If 0, use dense FFN. If >0, use MoE",
-      cxxopts::value<int64_t>()->default_value("0"), "N")(
-      "num-experts-per-tok", "Top-k experts per token when using MoE (ignored if num-experts is 0)",
-      cxxopts::value<int64_t>()->default_value("2"), "K");
+  llm::cli::add_course_variant_flags(options, "moe");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const auto config = llm::cli::course_script_config(args, [&](llm::GPTConfig& c) {
-      c.hidden_dim = args["hidden-dim"].as<int64_t>();
-      c.num_experts = args["num-experts"].as<int64_t>();
-      if (*c.num_experts > 0) c.num_experts_per_tok = args["num-experts-per-tok"].as<int64_t>();
-    });
+    const auto config = llm::cli::course_script_config(args, "moe");
     llm::cli::run_course_script(config, args, /*kv_cache=*/args.count("no-kv-cache") == 0, "Avg MoE FF time/call");
   });
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
@@ -10,6 +11,7 @@
 #include "llm/io/tensor_archive.h"
 #include "llm/model/generate.h"
 #include "llm/text/bpe_tokenizer.h"
+#include "llm/util/error.h"
 #include "llm/util/memory.h"
 #include "llm/util/show.h"
 
@@ -41,14 +43,68 @@ void add_course_script_flags(cxxopts::Options& options) {
       "max-new-tokens", "Number of tokens to generate", cxxopts::value<int64_t>()->default_value("200"), "N");
 }
 
-GPTConfig course_script_config(const cxxopts::ParseResult& args, const std::function<void(GPTConfig&)>& variant) {
+void add_course_variant_flags(cxxopts::Options& options, const std::string& variant) {
+  auto add = options.add_options("Model (the course's script's flags)");
+  if (variant == "gqa") {
+    add("n-kv-groups", "Number of KV groups", cxxopts::value<int64_t>()->default_value("2"), "N");
+  } else if (variant == "mla") {
+    add("latent-dim", "Latent dim for MLA (default: max(16, emb-dim / 8))", cxxopts::value<int64_t>(), "N");
+  } else if (variant == "swa") {
+    add("sliding-window-size",
+        "Window size for sliding window attention (default: the script's 1024, or the whole context when shorter)",
+        cxxopts::value<int64_t>(), "N")(
+        "sliding-window-stride",
+        "K:1 frequency sliding window attention is applied: K sliding-window layers followed by a regular layer "
+        "(0: none, negative: all)",
+        cxxopts::value<int64_t>()->default_value("2"), "K");
+  } else if (variant == "moe") {
+    add("hidden-dim", "Intermediate FFN or MoE size", cxxopts::value<int64_t>()->default_value("3072"), "N")(
+        "no-kv-cache", "Disable KV caching during generation")(
+        "num-experts", "Number of experts. If 0, use dense FFN. If >0, use MoE",
+        cxxopts::value<int64_t>()->default_value("0"), "N")(
+        "num-experts-per-tok", "Top-k experts per token when using MoE (ignored if num-experts is 0)",
+        cxxopts::value<int64_t>()->default_value("2"), "K");
+  }
+}
+
+namespace {
+
+// The keys the script of `variant` sets from its flags.
+void set_variant(const cxxopts::ParseResult& args, const std::string& variant, GPTConfig& c) {
+  if (variant == "mha") {
+    c.attention = "swa";
+    c.sliding_window_size = c.context_length;
+    c.sliding_window_stride = 0;  // no layer slides
+  } else if (variant == "gqa") {
+    c.attention = "gqa";
+    c.n_kv_groups = positive_flag(args, "n-kv-groups");
+  } else if (variant == "mla") {
+    c.attention = "mla";
+    if (args.count("latent-dim") != 0) c.latent_dim = positive_flag(args, "latent-dim");
+  } else if (variant == "swa") {
+    c.attention = "swa";
+    c.sliding_window_size = args.count("sliding-window-size") != 0 ? args["sliding-window-size"].as<int64_t>()
+                                                                   : std::min<int64_t>(1024, c.context_length);
+    c.sliding_window_stride = args["sliding-window-stride"].as<int64_t>();
+  } else if (variant == "moe") {
+    c.hidden_dim = args["hidden-dim"].as<int64_t>();
+    c.num_experts = args["num-experts"].as<int64_t>();
+    if (*c.num_experts > 0) c.num_experts_per_tok = args["num-experts-per-tok"].as<int64_t>();
+  } else {
+    throw Error(fmt::format("no course script of the variant '{}'; expected mha, gqa, mla, swa or moe", variant));
+  }
+}
+
+}  // namespace
+
+GPTConfig course_script_config(const cxxopts::ParseResult& args, const std::string& variant) {
   GPTConfig config;
   config.context_length = positive_flag(args, "max-new-tokens") + encoded_prompt().size(1);
   config.emb_dim = positive_flag(args, "emb-dim");
   config.n_heads = positive_flag(args, "n-heads");
   config.n_layers = positive_flag(args, "n-layers");
   config.drop_rate = 0.0;
-  variant(config);
+  set_variant(args, variant, config);
   try {
     config.validate("the flags");
   } catch (const Error& e) {

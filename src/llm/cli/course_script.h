@@ -2,7 +2,6 @@
 
 #include <cxxopts.hpp>
 
-#include <functional>
 #include <string>
 
 #include "llm/model/gpt_config.h"
@@ -17,10 +16,20 @@ namespace llm::cli {
 /// --emb-dim, --n-heads, --n-layers and --max-new-tokens.
 void add_course_script_flags(cxxopts::Options& options);
 
-/// The GPT such a script builds: the flags' sizes, no dropout, and the prompt's tokens
-/// and max_new_tokens as context_length; `variant` sets the script's own keys. An
-/// impossible config is a bad flag value (exit 2).
-GPTConfig course_script_config(const cxxopts::ParseResult& args, const std::function<void(GPTConfig&)>& variant);
+/// The flags of one script's variant, named as its script's, with its defaults:
+///  - "gqa" (gpt_with_kv_gqa.py): --n-kv-groups;
+///  - "mla": --latent-dim;
+///  - "swa": --sliding-window-size, --sliding-window-stride;
+///  - "moe": --hidden-dim, --num-experts, --num-experts-per-tok, --no-kv-cache;
+///  - "mha" (gpt_with_kv_mha.py): none.
+void add_course_variant_flags(cxxopts::Options& options, const std::string& variant);
+
+/// The GPT the script of `variant` builds: the flags' sizes, no dropout, the prompt's
+/// tokens and max_new_tokens as context_length, and the variant's own keys from its
+/// flags. "mha" is the scripts' multi-head attention, which keeps no mask buffer: the
+/// sliding-window layout with no sliding layer. An impossible config is a bad flag
+/// value (exit 2).
+GPTConfig course_script_config(const cxxopts::ParseResult& args, const std::string& variant);
 
 /// What a script does with its config: the model after the seed, in bfloat16, on
 /// --device; the IN block; generation, greedy, through the KV cache unless `kv_cache`

@@ -412,7 +412,7 @@ TEST_CASE("metrics are JSON lines that read back, and the progress line shows st
   CHECK(llm::format_progress(info) == "step 12/90 (13%) | epoch 2/10 | loss 6.123 | 1,234 tok/s | 0:01:05 left");
 }
 
-TEST_CASE("gradient sync starts each bucket during backward and, on one rank, leaves the gradients as they were") {
+TEST_CASE("gradient sync (c10d's Reducer) buckets by size and, on one rank, leaves the accumulated gradients") {
   llm::DistributedConfig config;
   config.master_port = 0;  // one rank: the store picks a free port
   config.timeout = std::chrono::seconds(30);
@@ -428,14 +428,21 @@ TEST_CASE("gradient sync starts each bucket during backward and, on one rank, le
   std::vector<torch::Tensor> expected;
   for (const auto& p : net->parameters()) expected.push_back(p.grad().clone());
 
-  llm::GradientSync sync(group, net->parameters(), /*bucket_bytes=*/150);  // tensors of 8 to 256 bytes: 4 buckets
-  CHECK(sync.buckets() == 4);
+  llm::GradientSync sync(group, net->parameters(), /*find_unused_parameters=*/false,
+                         /*bucket_bytes=*/150);  // tensors of 8 to 256 bytes
+  CHECK(sync.buckets() > 1);
+  for (int step = 0; step < 3; ++step) {  // the second step rebuilds the buckets, as DDP's does
+    net->zero_grad(/*set_to_none=*/true);
+    loss().backward();  // the first micro-batch: no all-reduce (DDP's no_sync)
+    sync.backward(loss());
+    const auto parameters = net->parameters();
+    for (size_t i = 0; i < parameters.size(); ++i) CHECK(torch::allclose(parameters[i].grad(), expected[i]));
+  }
+  // A parameter the loss does not reach takes part with a zero gradient when asked to
+  // look for one; without find_unused_parameters, the Reducer would wait for it.
+  llm::GradientSync routed(group, net->parameters(), /*find_unused_parameters=*/true);
   net->zero_grad(/*set_to_none=*/true);
-  loss().backward();  // not armed: no all-reduce
-  sync.arm();
-  loss().backward();
-  sync.finish();
-  CHECK(sync.buckets_started_in_backward() == 4);
-  const auto parameters = net->parameters();
-  for (size_t i = 0; i < parameters.size(); ++i) CHECK(torch::allclose(parameters[i].grad(), expected[i]));
+  routed.backward(torch::mse_loss(net[0]->as<torch::nn::Linear>()->forward(x), torch::zeros({3, 8})));
+  CHECK(net->parameters().back().grad().defined() == false);
+  CHECK(net->parameters().front().grad().defined());
 }

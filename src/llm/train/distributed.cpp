@@ -184,13 +184,18 @@ c10::intrusive_ptr<c10d::Store> open_store(const DistributedConfig& config, cons
   }
 }
 
-}  // namespace
+// Waits for `work`, a rank lost on the way turning into one line that says so.
+void wait_for(c10d::Work& work, int64_t rank, std::chrono::seconds timeout) {
+  try {
+    work.wait();
+  } catch (const std::exception& e) {
+    throw Error(fmt::format("rank {}: lost the other ranks ({}); another rank has stopped or did not answer within "
+                            "{} s",
+                            rank, first_line(e.what()), timeout.count()));
+  }
+}
 
-class ProcessGroup::Pending {
- public:
-  explicit Pending(c10::intrusive_ptr<c10d::Work> work) : work(std::move(work)) {}
-  c10::intrusive_ptr<c10d::Work> work;
-};
+}  // namespace
 
 struct ProcessGroup::Impl {
   c10::intrusive_ptr<c10d::Store> store;
@@ -232,34 +237,24 @@ ProcessGroup::ProcessGroup(const DistributedConfig& config) : config_(config), i
 
 ProcessGroup::~ProcessGroup() = default;
 
-std::shared_ptr<ProcessGroup::Pending> ProcessGroup::start_all_reduce_sum(torch::Tensor tensor) {
-  return start_all_reduce(std::move(tensor), false);
-}
+c10::intrusive_ptr<c10d::ProcessGroup> ProcessGroup::c10d_group() const { return impl_->group; }
 
-std::shared_ptr<ProcessGroup::Pending> ProcessGroup::start_all_reduce(torch::Tensor tensor, bool max) {
+void ProcessGroup::all_reduce(torch::Tensor tensor, bool max) {
   std::vector<torch::Tensor> tensors = {std::move(tensor)};
   c10d::AllreduceOptions options;
   options.reduceOp = max ? c10d::ReduceOp::MAX : c10d::ReduceOp::SUM;
+  c10::intrusive_ptr<c10d::Work> work;
   try {
-    return std::make_shared<Pending>(impl_->group->allreduce(tensors, options));
+    work = impl_->group->allreduce(tensors, options);
   } catch (const std::exception& e) {
     throw Error(fmt::format("rank {}: an all-reduce could not start ({}); another rank has stopped", rank(),
                             first_line(e.what())));
   }
+  wait_for(*work, rank(), config_.timeout);
 }
 
-void ProcessGroup::wait(Pending& pending) {
-  try {
-    pending.work->wait();
-  } catch (const std::exception& e) {
-    throw Error(fmt::format("rank {}: lost the other ranks ({}); another rank has stopped or did not answer within "
-                            "{} s",
-                            rank(), first_line(e.what()), config_.timeout.count()));
-  }
-}
-
-void ProcessGroup::all_reduce_sum(torch::Tensor tensor) { wait(*start_all_reduce(std::move(tensor), false)); }
-void ProcessGroup::all_reduce_max(torch::Tensor tensor) { wait(*start_all_reduce(std::move(tensor), true)); }
+void ProcessGroup::all_reduce_sum(torch::Tensor tensor) { all_reduce(std::move(tensor), false); }
+void ProcessGroup::all_reduce_max(torch::Tensor tensor) { all_reduce(std::move(tensor), true); }
 
 void ProcessGroup::broadcast(std::vector<torch::Tensor> tensors, int64_t root) {
   c10d::BroadcastOptions options;
@@ -267,8 +262,7 @@ void ProcessGroup::broadcast(std::vector<torch::Tensor> tensors, int64_t root) {
   for (auto& tensor : tensors) {
     std::vector<torch::Tensor> one = {tensor};
     try {
-      Pending pending(impl_->group->broadcast(one, options));
-      wait(pending);
+      wait_for(*impl_->group->broadcast(one, options), rank(), config_.timeout);
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {

@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace c10d {
+class ProcessGroup;
+}
+
 namespace llm {
 
 /// Where this process stands in a data-parallel run, as torchrun describes it.
@@ -61,14 +65,12 @@ class ProcessGroup {
   void all_reduce_sum(torch::Tensor tensor);
   void all_reduce_max(torch::Tensor tensor);
 
-  /// The same, started and not waited for: wait(handle) finishes it.
-  class Pending;
-  std::shared_ptr<Pending> start_all_reduce_sum(torch::Tensor tensor);
-  void wait(Pending& pending);
+  /// The c10d group itself (Gloo), for c10d's Reducer (GradientSync).
+  c10::intrusive_ptr<c10d::ProcessGroup> c10d_group() const;
 
  private:
   struct Impl;
-  std::shared_ptr<Pending> start_all_reduce(torch::Tensor tensor, bool max);
+  void all_reduce(torch::Tensor tensor, bool max);
   DistributedConfig config_;
   std::unique_ptr<Impl> impl_;
 };

@@ -8,33 +8,38 @@
 
 #include "llm/train/distributed.h"
 
+namespace c10d {
+class Reducer;
+}
+
 namespace llm {
 
-/// DistributedDataParallel's gradient averaging. The parameters are put in buckets
-/// of about bucket_bytes, in reverse order, the order backward produces their
-/// gradients in. After arm(), as soon as backward has accumulated the last gradient of
-/// a bucket, that bucket is flattened and its all-reduce started, while backward goes
-/// on with the layers before; finish() waits for them and writes the averages back.
-/// Buckets start in the same order on every rank, as Gloo requires.
+/// DistributedDataParallel's gradient averaging, through the engine PyTorch's DDP
+/// runs on: c10d's Reducer over the Gloo process group. As in DDP, the parameters go
+/// into buckets in reverse order, the order backward produces their gradients in (a
+/// first bucket of at most 1 MiB, then bucket_bytes each); each bucket's all-reduce starts as soon as
+/// backward has accumulated its last gradient, while backward goes on with the layers
+/// before, and the gradients are the means over the ranks when backward returns. With
+/// `find_unused_parameters` (a mixture of experts, whose unrouted experts get no
+/// gradient in a step), the parameters a backward does not reach take part with zeros.
 class GradientSync {
  public:
-  GradientSync(ProcessGroup& group, const std::vector<torch::Tensor>& parameters,
+  GradientSync(ProcessGroup& group, const std::vector<torch::Tensor>& parameters, bool find_unused_parameters = false,
                int64_t bucket_bytes = int64_t{25} << 20);
   ~GradientSync();
+  GradientSync(const GradientSync&) = delete;
+  GradientSync& operator=(const GradientSync&) = delete;
 
-  /// The next backward's gradients are the step's (with gradient accumulation, arm
-  /// before the last micro-batch's backward).
-  void arm();
-  /// Waits for every bucket and sets each gradient to its mean over the ranks.
-  void finish();
+  /// The step's last backward (with gradient accumulation, the last micro-batch's; the
+  /// earlier ones call loss.backward() themselves, as under DDP's no_sync): on return
+  /// every gradient, summed over the micro-batches, is its mean over the ranks. A rank
+  /// that stopped is an llm::Error.
+  void backward(const torch::Tensor& loss);
   int64_t buckets() const;
-  /// How many of the last step's buckets started while backward was running (the
-  /// rest start in finish(): those holding a parameter backward did not reach).
-  int64_t buckets_started_in_backward() const;
 
  private:
-  struct State;
-  std::shared_ptr<State> state_;
+  ProcessGroup& group_;
+  std::unique_ptr<c10d::Reducer> reducer_;
 };
 
 }  // namespace llm

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <tuple>
 #include <utility>
 
 #include "llm/model/generate.h"
+#include "llm/nn/moe_feed_forward.h"
 #include "llm/train/adamw.h"
 #include "llm/train/loss.h"
 #include "llm/train/lr_schedule.h"
@@ -51,7 +53,13 @@ void Trainer::start(torch::Device device) {
     for (const auto& parameter : model_->parameters()) {
       if (parameter.requires_grad()) trained.push_back(parameter);
     }
-    gradient_sync_ = std::make_unique<GradientSync>(*group_, trained);
+    // A mixture of experts leaves the experts no token was routed to without a
+    // gradient in a step: the Reducer must look for them (DDP's find_unused_parameters).
+    const auto modules = model_->modules();
+    const bool routed = std::any_of(modules.begin(), modules.end(), [](const auto& m) {
+      return std::dynamic_pointer_cast<MoEFeedForwardImpl>(m) != nullptr;
+    });
+    gradient_sync_ = std::make_unique<GradientSync>(*group_, trained, /*find_unused_parameters=*/routed);
   }
   train_loader_ = std::make_unique<DataLoader>(data.train, train_options);
   val_loader_ = std::make_unique<DataLoader>(data.val, val_options);
@@ -173,8 +181,12 @@ double Trainer::train_step(DataLoader::Iterator& batch) {
     }
     // The step's last backward all-reduces the gradients as they become ready.
     const bool last = batches + 1 == config_.grad_accum || batch.index() + 1 == train_loader_->size();
-    if (gradient_sync_ && last) gradient_sync_->arm();
-    (config_.grad_accum > 1 ? loss / static_cast<double>(config_.grad_accum) : loss).backward();
+    const auto scaled = config_.grad_accum > 1 ? loss / static_cast<double>(config_.grad_accum) : loss;
+    if (gradient_sync_ && last) {
+      gradient_sync_->backward(scaled);
+    } else {
+      scaled.backward();
+    }
     loss_sum += value;
     // Tokens, or examples to classify (the lesson's examples_seen), on every rank.
     progress_.tokens_seen += task_->seen(*batch) * (group_ ? group_->world_size() : 1);
@@ -184,7 +196,6 @@ double Trainer::train_step(DataLoader::Iterator& batch) {
     times_.data_seconds += seconds_since(loading);
     ++progress_.batch;
   }
-  if (gradient_sync_) gradient_sync_->finish();
   const bool clip = config_.grad_clip > 0.0 && (config_.clip_during_warmup || progress_.step >= config_.warmup_steps);
   if (clip) torch::nn::utils::clip_grad_norm_(model_->parameters(), config_.grad_clip);  // appendix D: after warmup
   optimizer_->step();

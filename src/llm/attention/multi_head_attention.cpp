@@ -100,8 +100,9 @@ torch::Tensor AttentionHeadsImpl::forward_cached(const torch::Tensor& x, LayerKV
   const auto queries = split_heads(W_query->forward_matvec(x), h);  // [b, h, t, hd]
   const auto [keys, values] = cache.append(split_heads(W_key->forward_matvec(x), g),
                                            split_heads(W_value->forward_matvec(x), g), window);  // [b, g, t_k, hd]
-  const auto context = masked_attention(queries, for_query_heads(keys, h), for_query_heads(values, h),
-                                        cached_mask(queries.size(2), keys.size(2), window, x.device()), dropout);
+  // Each group's keys serve its query heads as they are: nothing is copied per head.
+  const auto context =
+      masked_attention(queries, keys, values, cached_mask(queries.size(2), keys.size(2), window, x.device()), dropout);
   return out_proj->forward_matvec(merge_heads(context));  // [b, t, d_out]
 }
 

@@ -21,13 +21,27 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
                           weights_out);
 }
 
+torch::Tensor grouped_scores(const torch::Tensor& q, const torch::Tensor& k) {
+  if (q.dim() != 4 || k.size(1) == q.size(1)) return torch::matmul(q, k.transpose(-2, -1));
+  const int64_t b = q.size(0), h = q.size(1), t_q = q.size(2), g = k.size(1);
+  const auto rows = q.reshape({b, g, h / g * t_q, q.size(3)});                       // [b, g, h/g * t_q, d]
+  return torch::matmul(rows, k.transpose(-2, -1)).view({b, h, t_q, k.size(2)});  // [b, h, t_q, t_k]
+}
+
+torch::Tensor grouped_context(const torch::Tensor& weights, const torch::Tensor& v) {
+  if (weights.dim() != 4 || v.size(1) == weights.size(1)) return torch::matmul(weights, v);
+  const int64_t b = weights.size(0), h = weights.size(1), t_q = weights.size(2), g = v.size(1);
+  const auto rows = weights.reshape({b, g, h / g * t_q, weights.size(3)});  // [b, g, h/g * t_q, t_k]
+  return torch::matmul(rows, v).view({b, h, t_q, v.size(3)});            // [b, h, t_q, d_v]
+}
+
 torch::Tensor masked_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& masked, torch::nn::Dropout& dropout, torch::Tensor* weights_out) {
-  auto scores = torch::matmul(q, k.transpose(-2, -1));  // [..., t_q, t_k]
+  auto scores = grouped_scores(q, k);  // [b, h, t_q, t_k]
   if (masked.defined()) scores.masked_fill_(masked, -INFINITY);
   const auto weights = torch::softmax(scores / std::sqrt(static_cast<double>(k.size(-1))), /*dim=*/-1);
   if (weights_out != nullptr) *weights_out = weights;
-  return torch::matmul(dropout(weights), v);  // [..., t_q, d_v]
+  return grouped_context(dropout(weights), v);  // [b, h, t_q, d_v]
 }
 
 torch::Tensor attention_mask(int64_t t_q, int64_t t_k, int64_t window, torch::Device device) {

@@ -21,10 +21,20 @@ torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, c
                                const torch::Tensor& mask, torch::nn::Dropout& dropout,
                                torch::Tensor* weights_out = nullptr);
 
+/// Grouped-query attention without copying keys and values for each query head (the
+/// course's repeat_interleave): each of the g key/value heads serves h / g consecutive
+/// query heads, whose queries are stacked as the rows of one product with the group's
+/// keys. grouped_scores: q [b, h, t_q, d] against k [b, g, t_k, d], q k^T as [b, h, t_q,
+/// t_k]; grouped_context: those weights times v [b, g, t_k, d_v], [b, h, t_q, d_v]. With
+/// g == h, or tensors of other ranks, the plain products.
+torch::Tensor grouped_scores(const torch::Tensor& q, const torch::Tensor& k);
+torch::Tensor grouped_context(const torch::Tensor& weights, const torch::Tensor& v);
+
 /// Scaled dot-product attention with dropout on the weights: softmax(q k^T / sqrt(d_k),
 /// masked to -inf) -> dropout -> @ v. `masked` is [t_q, t_k] bool, true where a query
 /// may not see a key (attention_mask), or undefined where every query sees every key.
-/// Returns and records what causal_attention does.
+/// k and v may have fewer heads than q (grouped_scores). Returns and records what
+/// causal_attention does.
 torch::Tensor masked_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                                const torch::Tensor& masked, torch::nn::Dropout& dropout,
                                torch::Tensor* weights_out = nullptr);

@@ -15,9 +15,9 @@
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("bench-dpo", "Seconds of one DPO step, and the peak memory");
-  options.add_options()("config", "Model config", cxxopts::value<std::string>())(
-      "batch", "Preference entries per batch (the notebook's 8)", cxxopts::value<int64_t>()->default_value("8"))(
-      "iters", "Timed steps (the best is reported)", cxxopts::value<int>()->default_value("3"));
+  options.add_options()("config", "Model config", cxxopts::value<std::string>(), "FILE")(
+      "batch", "Preference entries per batch (the notebook's 8)", cxxopts::value<int64_t>()->default_value("8"), "N")(
+      "iters", "Timed steps (the best is reported)", cxxopts::value<int>()->default_value("3"), "N");
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto config = llm::ModelConfig::load(args["config"].as<std::string>());
     torch::manual_seed(123);

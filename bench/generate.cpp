@@ -41,11 +41,12 @@ void print_bandwidth() {
 int main(int argc, char** argv) {
   auto options = llm::cli::options("bench-generate", "Tokens/s of greedy generation, uncached and with a KV cache");
   options.add_options()("config", "Model config", cxxopts::value<std::string>()->default_value(
-                                                      llm::config_file("gpt2-small.json").string()))(
-      "new-tokens", "Tokens to generate", cxxopts::value<int64_t>()->default_value("200"))(
-      "dtype", "The weights' dtype, for a family whose config has one (float32, bfloat16)", cxxopts::value<std::string>())(
+                                                      llm::config_file("gpt2-small.json").string()), "FILE")(
+      "new-tokens", "Tokens to generate", cxxopts::value<int64_t>()->default_value("200"), "N")(
+      "dtype", "The weights' dtype, for a family whose config has one (float32, bfloat16)", cxxopts::value<std::string>(),
+      "NAME")(
       "weights-dtype", "The Linear weights for decoding: float32, bfloat16 or int8",
-      cxxopts::value<std::string>()->default_value("float32"))("cached-only", "Only the KV-cache run")(
+      cxxopts::value<std::string>()->default_value("float32"), "NAME")("cached-only", "Only the KV-cache run")(
       "bandwidth", "Print the read bandwidth (GB/s) instead")(
       "profile", "Print where cached generation's time goes (the top ops) instead")(
       "by-shape", "With --profile, ops with different input shapes apart");

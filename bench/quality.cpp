@@ -49,9 +49,9 @@ Decoded decode(llm::LanguageModelImpl& model, const torch::Tensor& prompt, int64
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("bench-quality", "What bfloat16 and int8 weights cost a trained model");
-  options.add_options()("checkpoint", "A pretraining run's checkpoint", cxxopts::value<std::string>())(
-      "prompt", "Text to continue", cxxopts::value<std::string>()->default_value("Every effort moves you"))(
-      "new-tokens", "Greedy tokens (at most the context allows)", cxxopts::value<int64_t>()->default_value("200"));
+  options.add_options()("checkpoint", "A pretraining run's checkpoint", cxxopts::value<std::string>(), "FILE")(
+      "prompt", "Text to continue", cxxopts::value<std::string>()->default_value("Every effort moves you"), "TEXT")(
+      "new-tokens", "Greedy tokens (at most the context allows)", cxxopts::value<int64_t>()->default_value("200"), "N");
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     if (args.count("checkpoint") == 0) throw llm::cli::BadFlagValue("give --checkpoint FILE");
     const auto path = args["checkpoint"].as<std::string>();

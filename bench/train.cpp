@@ -41,11 +41,11 @@ void print_phases(llm::LanguageModelImpl& model, torch::optim::Optimizer& optimi
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("bench-train", "Tokens/s of a training step, and the matmul peak");
-  options.add_options()("config", "Model config", cxxopts::value<std::string>())(
-      "batch", "Batch size", cxxopts::value<int64_t>()->default_value("2"))(
-      "context", "Tokens per sequence (0: the config's)", cxxopts::value<int64_t>()->default_value("0"))(
-      "iters", "Timed steps (the best is reported)", cxxopts::value<int>()->default_value("3"))(
-      "matmul", "Measure the float32 matmul peak instead (N x N)", cxxopts::value<int64_t>()->default_value("0"))(
+  options.add_options()("config", "Model config", cxxopts::value<std::string>(), "FILE")(
+      "batch", "Batch size", cxxopts::value<int64_t>()->default_value("2"), "N")(
+      "context", "Tokens per sequence (0: the config's)", cxxopts::value<int64_t>()->default_value("0"), "N")(
+      "iters", "Timed steps (the best is reported)", cxxopts::value<int>()->default_value("3"), "N")(
+      "matmul", "Measure the float32 matmul peak instead (N x N)", cxxopts::value<int64_t>()->default_value("0"), "N")(
       "profile", "Print where one step's time goes (phases, then the top ops) instead")(
       "by-shape", "With --profile, ops with different input shapes apart")(
       "libtorch-step", "Zero the gradients and step with torch::optim::AdamW, as before the one-pass step");

@@ -47,6 +47,7 @@ endfunction()
 function(llm_add_tool source)
   get_filename_component(name "${source}" NAME_WE)
   llm_add_executable(${name} ${source} INSTALL)
+  set_property(GLOBAL APPEND PROPERTY LLM_TOOLS ${name})
 endfunction()
 
 # llm_add_test(<area>) builds tests/test-<area>.cpp and registers each Catch2 test

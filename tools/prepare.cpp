@@ -37,9 +37,6 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
 // The inputs and outputs: --input, --out, and the validation text and file.
 void set_files(llm::PrepareOptions& prepare, const cxxopts::ParseResult& args) {
   if (args.count("input") == 0) throw llm::cli::BadFlagValue("no input; expected text files or folders to tokenize");
-  if (args.count("save-outputs") != 0) {
-    throw llm::cli::BadFlagValue("--save-outputs: prepare records nothing for compare.py; its output is the token file");
-  }
   if (args.count("out") == 0) throw llm::cli::BadFlagValue("--out is missing; expected the token file to write");
   for (const auto& input : args["input"].as<std::vector<std::string>>()) prepare.inputs.emplace_back(input);
   prepare.out = args["out"].as<std::string>();
@@ -101,7 +98,8 @@ void print_summary(const llm::PrepareOptions& prepare, const llm::PreparedFiles&
 int main(int argc, char** argv) {
   auto options = llm::cli::options(
       "prepare", "Tokenize text files (or folders of them) with GPT-2's BPE into a token file for training; "
-                 "documents are separated by <|endoftext|>");
+                 "documents are separated by <|endoftext|>",
+      /*tensor_flags=*/false);
   options.add_options("Input")("input", "Text files, or folders of them (read recursively, by name)",
                                cxxopts::value<std::vector<std::string>>(), "PATH...")(
       "val-input", "Text files or folders for a validation file (instead of --val-fraction)",

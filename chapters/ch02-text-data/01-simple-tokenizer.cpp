@@ -71,10 +71,10 @@ int main(int argc, char** argv) {
                         cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
       "text", "Text to encode with V1 (its words must be in the vocabulary)",
       cxxopts::value<std::string>()->default_value(
-          R"("It's the last he painted, you know," Mrs. Gisburn said with pardonable pride.)"))(
+          R"("It's the last he painted, you know," Mrs. Gisburn said with pardonable pride.)"), "TEXT")(
       "text-v2", "Text to encode with V2 (unknown words become <|unk|>)",
       cxxopts::value<std::string>()->default_value(
-          "Hello, do you like tea? <|endoftext|> In the sunlit terraces of the palace."));
+          "Hello, do you like tea? <|endoftext|> In the sunlit terraces of the palace."), "TEXT");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const std::string raw_text = llm::cli::read_input_text(args["input"].as<std::string>(), 40);

@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
                         cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
       "text", "A sample to encode token by token",
       cxxopts::value<std::string>()->default_value(
-          "Hello, do you like tea? <|endoftext|> In the sunlit terracesof someunknownPlace."))(
+          "Hello, do you like tea? <|endoftext|> In the sunlit terracesof someunknownPlace."), "TEXT")(
       "chat", "Encode --text as a user's message in a model's chat format: qwen3, llama3 or gemma3",
       cxxopts::value<std::string>(), "FORMAT")("thinking", "With --chat qwen3: leave the thinking block open")(
       "encoder", "encoder.json of a GPT-2-style vocabulary (instead of --tokenizer)",

@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   options.add_options()("input", "Text to learn the merges from",
                         cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
       "vocab-size", "Vocabulary size to reach: 256 bytes + merges + <|endoftext|>",
-      cxxopts::value<int64_t>()->default_value("1000"))(
+      cxxopts::value<int64_t>()->default_value("1000"), "N")(
       "output-dir", "Write encoder.json and vocab.bpe here (the folder must exist)", cxxopts::value<std::string>(),
       "DIR");
 

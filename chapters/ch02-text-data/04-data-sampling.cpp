@@ -39,13 +39,13 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch02-04-data-sampling", "Sliding-window dataset and data loader");
   options.add_options()("input", "Text to sample from",
                         cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
-      "max-length", "Tokens per input", cxxopts::value<int64_t>()->default_value("4"))(
-      "stride", "Tokens between window starts", cxxopts::value<int64_t>()->default_value("1"))(
-      "batch-size", "Windows per batch", cxxopts::value<int64_t>()->default_value("1"))(
+      "max-length", "Tokens per input", cxxopts::value<int64_t>()->default_value("4"), "N")(
+      "stride", "Tokens between window starts", cxxopts::value<int64_t>()->default_value("1"), "N")(
+      "batch-size", "Windows per batch", cxxopts::value<int64_t>()->default_value("1"), "N")(
       "shuffle", "Shuffle the windows (as DataLoader(shuffle=True))",
-      cxxopts::value<bool>()->default_value("false"))(
-      "drop-last", "Drop a last, smaller batch", cxxopts::value<bool>()->default_value("true"))(
-      "num-batches", "Batches to show", cxxopts::value<int64_t>()->default_value("2"));
+      cxxopts::value<bool>()->default_value("false"), "BOOL")(
+      "drop-last", "Drop a last, smaller batch", cxxopts::value<bool>()->default_value("true"), "BOOL")(
+      "num-batches", "Batches to show", cxxopts::value<int64_t>()->default_value("2"), "N");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto max_length = llm::cli::positive_flag(args, "max-length"), stride = llm::cli::positive_flag(args, "stride"),

@@ -31,11 +31,11 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch02-05-embeddings", "Token and position embeddings of a batch");
   options.add_options()("input", "Text to take the batch from",
                         cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
-      "vocab-size", "Rows of the token embedding", cxxopts::value<int64_t>()->default_value("50257"))(
-      "output-dim", "Embedding width", cxxopts::value<int64_t>()->default_value("256"))(
+      "vocab-size", "Rows of the token embedding", cxxopts::value<int64_t>()->default_value("50257"), "N")(
+      "output-dim", "Embedding width", cxxopts::value<int64_t>()->default_value("256"), "N")(
       "max-length", "Tokens per input, and rows of the position embedding",
-      cxxopts::value<int64_t>()->default_value("4"))(
-      "batch-size", "Inputs per batch", cxxopts::value<int64_t>()->default_value("8"));
+      cxxopts::value<int64_t>()->default_value("4"), "N")(
+      "batch-size", "Inputs per batch", cxxopts::value<int64_t>()->default_value("8"), "N");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);

@@ -33,9 +33,10 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-01-simplified-attention",
                                    "Attention scores, weights and context vectors without trainable weights");
   options.add_options()("query", "Which input to walk through first, counting from 1 (the lesson's x^(2))",
-                        cxxopts::value<int64_t>()->default_value("2"))(
-      "d-in", "Width of each input (other than 3: random inputs)", cxxopts::value<int64_t>()->default_value("3"))(
-      "context-length", "Number of inputs (other than 6: random inputs)", cxxopts::value<int64_t>()->default_value("6"));
+                        cxxopts::value<int64_t>()->default_value("2"), "N")(
+      "d-in", "Width of each input (other than 3: random inputs)", cxxopts::value<int64_t>()->default_value("3"), "N")(
+      "context-length", "Number of inputs (other than 6: random inputs)", cxxopts::value<int64_t>()->default_value("6"),
+      "N");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);

@@ -37,16 +37,18 @@ void step_by_step(const torch::Tensor& inputs, int64_t d_out) {
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-02-self-attention", "Self-attention step by step, then SelfAttention_v1 and v2");
-  llm::add_attention_flags(options);
+  llm::AttentionFlagDefaults one_head;
+  one_head.heads = false;  // sections 3.3-3.5: one head, no --num-heads
+  llm::add_attention_flags(options, one_head);
   options.add_options()("version", "The module whose run --save-outputs records: 1 or 2",
-                        cxxopts::value<int>()->default_value("1"))(
+                        cxxopts::value<int>()->default_value("1"), "N")(
       "v2-seed", "Seed of SelfAttention_v2's weights (the lesson's 789)",
-      cxxopts::value<uint64_t>()->default_value("789"))(
+      cxxopts::value<uint64_t>()->default_value("789"), "N")(
       "exercise-3-1", "Then copy SelfAttention_v2's weights, transposed, into v1 and show that v1 gives v2's output");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);
-    const auto o = llm::attention_options(args);
+    const auto o = llm::attention_options(args, /*split_heads=*/false, /*one_head=*/true);
     const int version = args["version"].as<int>();
     if (version != 1 && version != 2) throw llm::cli::BadFlagValue(fmt::format("--version must be 1 or 2, got {}", version));
     if (args.count("exercise-3-1") != 0 && o.qkv_bias()) {

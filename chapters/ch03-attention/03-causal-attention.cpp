@@ -50,11 +50,13 @@ void masking_demo() {
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch03-03-causal-attention", "Causal attention: masks, dropout, and the batched class");
-  llm::add_attention_flags(options);
+  llm::AttentionFlagDefaults one_head;
+  one_head.heads = false;  // sections 3.3-3.5: one head, no --num-heads
+  llm::add_attention_flags(options, one_head);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);
-    const auto o = llm::attention_options(args);
+    const auto o = llm::attention_options(args, /*split_heads=*/false, /*one_head=*/true);
     masking_demo();
 
     // 3.5.3: a batch of inputs through the CausalAttention class.

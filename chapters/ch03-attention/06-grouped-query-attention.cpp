@@ -18,8 +18,8 @@ int main(int argc, char** argv) {
   defaults.num_kv_groups = 3;
   llm::add_grouped_attention_flags(options, defaults);
   options.add_options()("cache-tokens", "Tokens held in the KV cache for the memory figures",
-                        cxxopts::value<int64_t>()->default_value("1024"))(
-      "layers", "Transformer layers for the memory figures", cxxopts::value<int64_t>()->default_value("12"));
+                        cxxopts::value<int64_t>()->default_value("1024"), "N")(
+      "layers", "Transformer layers for the memory figures", cxxopts::value<int64_t>()->default_value("12"), "N");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto device = llm::cli::device(args);

@@ -13,8 +13,9 @@
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-07-generate", "Greedy generation from a prompt");
   llm::add_model_flags(options);
-  options.add_options()("prompt", "Text to continue", cxxopts::value<std::string>()->default_value("Hello, I am"))(
-      "max-new-tokens", "Tokens to generate", cxxopts::value<int64_t>()->default_value("6"));
+  options.add_options()("prompt", "Text to continue", cxxopts::value<std::string>()->default_value("Hello, I am"),
+      "TEXT")(
+      "max-new-tokens", "Tokens to generate", cxxopts::value<int64_t>()->default_value("6"), "N");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto tokenizer = llm::BpeTokenizer::gpt2();

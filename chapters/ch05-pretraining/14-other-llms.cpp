@@ -35,7 +35,7 @@ const std::vector<Variant>& variants() {
 const Variant& picked(int argc, char** argv) {
   cxxopts::Options pre("ch05-14-other-llms");
   pre.allow_unrecognised_options();
-  pre.add_options()("model", "", cxxopts::value<std::string>());
+  pre.add_options()("model", "", cxxopts::value<std::string>(), "NAME");
   try {
     const auto args = pre.parse(argc, argv);
     for (const auto& variant : variants()) {

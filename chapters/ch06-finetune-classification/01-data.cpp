@@ -81,16 +81,16 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch06-01-data", "Lesson 6.2: balance and split the spam data into CSV files");
   options.add_options()("dataset", "sms (the lesson's SMS Spam Collection), spam-assassin (offline), or auto: the SMS "
                                    "zip when present, else SpamAssassin",
-                        cxxopts::value<std::string>()->default_value("auto"))(
+                        cxxopts::value<std::string>()->default_value("auto"), "NAME")(
       "zip", "The SMS Spam Collection's zip (scripts/fetch-data.sh)",
       cxxopts::value<std::string>()->default_value(llm::data_file("sms_spam_collection.zip")), "FILE")(
       "spam-assassin", "The SpamAssassin corpus's folder (scripts/fetch-data.sh)",
       cxxopts::value<std::string>()->default_value(llm::data_file("spam-assassin")), "DIR")(
       "out-dir", "Where train.csv, validation.csv and test.csv go",
       cxxopts::value<std::string>()->default_value(llm::data_file("spam")), "DIR")(
-      "train-frac", "Share of the rows for training", cxxopts::value<double>()->default_value("0.7"))(
+      "train-frac", "Share of the rows for training", cxxopts::value<double>()->default_value("0.7"), "X")(
       "validation-frac", "Share for validation (the rest is the test set)",
-      cxxopts::value<double>()->default_value("0.1"));
+      cxxopts::value<double>()->default_value("0.1"), "X");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto seed = llm::cli::seed(args);

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch06-02-loaders", "Lesson 6.3: the spam datasets and their data loaders");
   options.add_options()("data-dir", "The folder of train.csv, validation.csv and test.csv (ch06-01-data)",
                         cxxopts::value<std::string>()->default_value(llm::data_file("spam")), "DIR")(
-      "batch-size", "Examples per batch", cxxopts::value<int64_t>()->default_value("8"))(
+      "batch-size", "Examples per batch", cxxopts::value<int64_t>()->default_value("8"), "N")(
       "max-length", "Pad or cut every text to this many tokens (exercise 6.2: the context length, 1024) instead of "
                     "the longest training text",
       cxxopts::value<int64_t>(), "N");

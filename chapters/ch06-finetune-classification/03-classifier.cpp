@@ -79,10 +79,10 @@ int main(int argc, char** argv) {
       llm::cli::options("ch06-03-classifier", "Lessons 6.4-6.5: a pretrained GPT given a classification head");
   llm::add_model_flags(options, "gpt2-124m.json");
   options.add_options("Classifier")("num-classes", "Classes of the new output head",
-                                    cxxopts::value<int64_t>()->default_value("2"))(
+                                    cxxopts::value<int64_t>()->default_value("2"), "N")(
       "trainable", "What trains besides the head: last-block (the lesson), head (nothing more) or all",
-      cxxopts::value<std::string>()->default_value("last-block"))(
-      "text", "The text to classify", cxxopts::value<std::string>()->default_value("Do you have time"));
+      cxxopts::value<std::string>()->default_value("last-block"), "NAME")(
+      "text", "The text to classify", cxxopts::value<std::string>()->default_value("Do you have time"), "TEXT");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto num_classes = llm::cli::positive_flag(args, "num-classes");

@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
       "checkpoint", "A ch06-04-finetune checkpoint", cxxopts::value<std::string>(), "FILE")(
       "load-state-dict", "A classifier's state dict (the lesson's review_classifier.pth)",
       cxxopts::value<std::string>(), "FILE")(
-      "num-classes", "With --load-state-dict: the head's classes", cxxopts::value<int64_t>()->default_value("2"))(
+      "num-classes", "With --load-state-dict: the head's classes", cxxopts::value<int64_t>()->default_value("2"), "N")(
       "max-length",
       "Pad or cut each text to this many tokens (default: the checkpoint's training length; 120, the lesson's, for "
       "a state dict)",

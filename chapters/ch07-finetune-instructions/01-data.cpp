@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   options.add_options()("data", "Instruction entries (a JSON list of instruction, input, output)",
                         cxxopts::value<std::string>()->default_value(llm::data_file("instruction-data.json")), "FILE")(
       "prompt-style", "The prompt template: alpaca (the lesson) or phi3 (exercise 7.1)",
-      cxxopts::value<std::string>()->default_value("alpaca"))(
+      cxxopts::value<std::string>()->default_value("alpaca"), "NAME")(
       "entries", "The entries to show (the lesson's 50 and 999)",
       cxxopts::value<std::vector<int64_t>>()->default_value("50,999"), "I,J");
 

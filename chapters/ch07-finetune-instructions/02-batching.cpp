@@ -69,11 +69,11 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch07-02-batching", "Lesson 7.3: the instruction data in padded, masked batches");
   options.add_options()("data", "Instruction entries (a JSON list of instruction, input, output)",
                         cxxopts::value<std::string>()->default_value(llm::data_file("instruction-data.json")), "FILE")(
-      "batch-size", "Entries per batch", cxxopts::value<int64_t>()->default_value("8"))(
+      "batch-size", "Entries per batch", cxxopts::value<int64_t>()->default_value("8"), "N")(
       "allowed-max-length", "Cut every batch to this many tokens (the lesson: 1024, GPT-2's context)",
-      cxxopts::value<int64_t>()->default_value("1024"))(
+      cxxopts::value<int64_t>()->default_value("1024"), "N")(
       "prompt-style", "The prompt template: alpaca (the lesson) or phi3 (exercise 7.1)",
-      cxxopts::value<std::string>()->default_value("alpaca"))(
+      cxxopts::value<std::string>()->default_value("alpaca"), "NAME")(
       "mask-instructions", "Exercise 7.2: -100 for the prompt's targets too");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {

@@ -86,12 +86,12 @@ int main(int argc, char** argv) {
                                 "their 85%-95% part",
                         cxxopts::value<std::string>()->default_value(llm::data_file("instruction-data.json")), "FILE")(
       "prompt-style", "The prompt template: alpaca or phi3 (default: the checkpoint's, else alpaca)",
-      cxxopts::value<std::string>())(
-      "max-new-tokens", "Tokens generated at most per response", cxxopts::value<int64_t>()->default_value("256"))(
+      cxxopts::value<std::string>(), "NAME")(
+      "max-new-tokens", "Tokens generated at most per response", cxxopts::value<int64_t>()->default_value("256"), "N")(
       "out", "Where the entries with their responses go (JSON)",
       cxxopts::value<std::string>()->default_value("instruction-data-with-response.json"), "FILE")(
       "progress", "The progress bar: auto (on a terminal), always or never",
-      cxxopts::value<std::string>()->default_value("auto"));
+      cxxopts::value<std::string>()->default_value("auto"), "NAME");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto max_new_tokens = llm::cli::positive_flag(args, "max-new-tokens");

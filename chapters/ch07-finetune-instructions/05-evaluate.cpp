@@ -112,15 +112,15 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options("ch07-05-evaluate", "Lesson 7.8: score the responses with a larger model (Ollama)");
   options.add_options()("responses", "Entries with a model_response (ch07-04-responses' output)",
                         cxxopts::value<std::string>()->default_value("instruction-data-with-response.json"), "FILE")(
-      "host", "Where Ollama listens", cxxopts::value<std::string>()->default_value("localhost"))(
-      "port", "Ollama's port", cxxopts::value<int64_t>()->default_value("11434"))(
-      "model", "The model that scores", cxxopts::value<std::string>()->default_value("llama3"))(
+      "host", "Where Ollama listens", cxxopts::value<std::string>()->default_value("localhost"), "HOST")(
+      "port", "Ollama's port", cxxopts::value<int64_t>()->default_value("11434"), "N")(
+      "model", "The model that scores", cxxopts::value<std::string>()->default_value("llama3"), "NAME")(
       "timeout", "Seconds one question may take, from the connection to the answer's last byte",
-      cxxopts::value<double>()->default_value("120"))(
+      cxxopts::value<double>()->default_value("120"), "X")(
       "query", "Only ask this one question and print the answer (the lesson's \"What do Llamas eat?\")",
       cxxopts::value<std::string>(), "TEXT")(
       "progress", "The progress bar: auto (on a terminal), always or never",
-      cxxopts::value<std::string>()->default_value("auto"));
+      cxxopts::value<std::string>()->default_value("auto"), "NAME");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto scorer = scorer_from_flags(args);

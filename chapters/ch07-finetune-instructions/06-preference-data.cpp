@@ -91,9 +91,9 @@ int main(int argc, char** argv) {
   options.add_options()(
       "data", "Preference entries (a JSON list of instruction, input, output, chosen, rejected)",
       cxxopts::value<std::string>()->default_value(llm::data_file("instruction-data-with-preference.json")), "FILE")(
-      "batch-size", "Entries per batch", cxxopts::value<int64_t>()->default_value("8"))(
+      "batch-size", "Entries per batch", cxxopts::value<int64_t>()->default_value("8"), "N")(
       "allowed-max-length", "Cut every batch to this many tokens (the notebook: 1024, GPT-2's context)",
-      cxxopts::value<int64_t>()->default_value("1024"))(
+      cxxopts::value<int64_t>()->default_value("1024"), "N")(
       "entries", "The entries to show (the notebook's 50 and 999)",
       cxxopts::value<std::vector<int64_t>>()->default_value("50,999"), "I,J");
 

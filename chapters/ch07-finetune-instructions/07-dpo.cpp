@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
   llm::add_run_flags(options, "train-dpo.json");
   options.add_options("Output")(
       "max-new-tokens", "Tokens of each response before and after training (the notebook's 256)",
-      cxxopts::value<int64_t>()->default_value("256"))(
+      cxxopts::value<int64_t>()->default_value("256"), "N")(
       "save-state-dict", "At the end, also write the policy's weights (a PyTorch state_dict; a LoRA merged into them)",
       cxxopts::value<std::string>(), "FILE");
   llm::add_training_output_flags(options);

@@ -8,6 +8,9 @@ llm_cli_test(ch03-03:shape 0 "context_vecs.shape: torch.Size\\(\\[2, 6, 2\\]\\)"
 # The lesson's printed context vectors (3.5.3, seed 123): the last row.
 llm_cli_test(ch03-03:lesson-output 0 "^ +\\[-0.5299, -0.1081\\]\\]\\], grad_fn=<UnsafeViewBackward0>\\)$" COMMAND ch03-03-causal-attention)
 llm_cli_test(ch03-03:bad-dropout 2 "--dropout must be in \\[0, 1\\), got 1.5" COMMAND ch03-03-causal-attention --dropout 1.5)
+# Sections 3.3-3.5 build one head: --num-heads is not theirs.
+llm_cli_test(ch03-02:no-heads-flag 2 "Option 'num-heads' does not exist" COMMAND ch03-02-self-attention --num-heads 4)
+llm_cli_test(ch03-03:no-heads-flag 2 "Option 'num-heads' does not exist" COMMAND ch03-03-causal-attention --num-heads 4)
 llm_cli_test(ch03-03:zero-batch 2 "--batch must be positive, got 0" COMMAND ch03-03-causal-attention --batch 0)
 llm_cli_test(ch03-04:shape 0 "^context_vecs.shape: torch.Size\\(\\[2, 6, 4\\]\\)$" COMMAND ch03-04-multi-head-stacking)
 llm_cli_test(ch03-04:lesson-output 0 "^ +\\[-0.5299, -0.1081,  0.5077,  0.3493\\]\\]\\], grad_fn=<CatBackward0>\\)$"

@@ -56,7 +56,6 @@ llm_cli_test(generate:bad-top-k 2 "top_k must be >= 0, got -3" NEEDS ${GPT2} COM
 llm_cli_test(generate:bad-eos 1 "eos_id must be a token id below the vocabulary size 50257, got 60000" NEEDS ${GPT2}
              COMMAND generate --config ${CFG}/tiny.json --eos-id 60000)
 llm_cli_test(generate:empty-prompt 2 "--prompt is empty" NEEDS ${GPT2} COMMAND generate --prompt=)
-llm_cli_test(generate:help 0 "Usage:" COMMAND generate --help)
 # --weights-dtype: the layers' weights in fewer bytes for decoding (the kernels' own
 # tests are test-decode-kernels).
 llm_cli_test(generate:weights-bfloat16 0 "Decoding with bfloat16 weights: 6\\.6 MB of layer weights read per token" NEEDS ${GPT2}
@@ -277,7 +276,9 @@ llm_cli_test(ch05-02:bad-sampling 2 "sampling must be \"sliding\" or \"random\",
              COMMAND ch05-02-train --sampling shuffled)
 llm_cli_test(ch05-02:random-windows-data-parallel 2 "sampling \"random\" runs in one process" NEEDS ${GPT2}
              COMMAND ch05-02-train --sampling random --world-size 2 --rank 0)
-llm_cli_test(prepare:save-outputs 2 "--save-outputs: prepare records nothing for compare.py" COMMAND prepare a.txt -o x.bin --save-outputs y.pt)
+# prepare only tokenizes: it has no --seed, --save-outputs or --device.
+llm_cli_test(prepare:save-outputs 2 "Option 'save-outputs' does not exist" COMMAND prepare a.txt -o x.bin --save-outputs y.pt)
+llm_cli_test(prepare:seed 2 "Option 'seed' does not exist" COMMAND prepare a.txt -o x.bin --seed 1)
 
 # The standalone notebooks of today's models (ch05-07, ch05-11, ch05-12): small models
 # of the real vocabularies (tests/cli/fixtures/notebooks), against the course's classes:

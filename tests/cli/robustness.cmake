@@ -1,8 +1,14 @@
 # Bad input that every executable, or every executable of a kind, must refuse with
 # one line naming it: flags, model configs, state dicts, checkpoints, unreadable files.
 get_property(chapters GLOBAL PROPERTY LLM_CHAPTERS)
-foreach(exe IN LISTS chapters)
+get_property(tools GLOBAL PROPERTY LLM_TOOLS)
+foreach(exe IN LISTS chapters tools)
+  # --help names every flag's value (--seed N, not cxxopts' placeholder "arg") and
+  # writes each default as it is typed (0.1, not 0.100000).
   llm_cli_test(${exe}:help 0 "Usage:" COMMAND ${exe} --help)
+  set_tests_properties(cli:${exe}:help PROPERTIES FAIL_REGULAR_EXPRESSION "--[a-z0-9-]+ arg |[.][0-9]*00000\\)")
+endforeach()
+foreach(exe IN LISTS chapters)
   llm_cli_test(${exe}:unknown-flag 2 "Option 'bogus' does not exist" COMMAND ${exe} --bogus)
   llm_cli_test(${exe}:stray-argument 2 "unexpected argument 'stray'" COMMAND ${exe} stray)
   llm_cli_test(${exe}:bad-seed 2 "--seed: 'abc' is not a valid value" COMMAND ${exe} --seed abc)

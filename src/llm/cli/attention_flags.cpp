@@ -9,20 +9,22 @@
 namespace llm {
 
 void add_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults& d) {
-  const auto value = [](auto v) { return cxxopts::value<decltype(v)>()->default_value(std::to_string(v)); };
-  options.add_options("Sizes")("d-in", "Width of each input vector", value(d.d_in))(
-      "d-out", "Width of the output (per head for stacked heads)", value(d.d_out))(
-      "num-heads", "Attention heads", value(d.num_heads))(
-      "context-length", "Tokens per input (and the mask's size)", value(d.context_length))(
-      "dropout", "Dropout on the attention weights (training mode)", value(d.dropout))(
-      "batch", "Inputs per batch", value(d.batch))(
-      "qkv-bias", "Bias in the query, key and value projections",
-      cxxopts::value<bool>()->default_value("false"));
+  // fmt's shortest form: 0.1, not std::to_string's 0.100000.
+  const auto value = [](auto v) { return cxxopts::value<decltype(v)>()->default_value(fmt::format("{}", v)); };
+  options.add_options("Sizes")("d-in", "Width of each input vector", value(d.d_in), "N")(
+      "d-out", "Width of the output (per head for stacked heads)", value(d.d_out), "N");
+  if (d.heads) options.add_options("Sizes")("num-heads", "Attention heads", value(d.num_heads), "N");
+  options.add_options("Sizes")("context-length", "Tokens per input (and the mask's size)", value(d.context_length),
+                               "N")("dropout", "Dropout on the attention weights (training mode)", value(d.dropout),
+                                    "X")("batch", "Inputs per batch", value(d.batch), "N")(
+      "qkv-bias", "Bias in the query, key and value projections", cxxopts::value<bool>()->default_value("false"),
+      "BOOL");
 }
 
-AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_heads) {
+AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_heads, bool one_head) {
   const auto d_in = cli::positive_flag(args, "d-in"), d_out = cli::positive_flag(args, "d-out");
-  const auto heads = cli::positive_flag(args, "num-heads"), context = cli::positive_flag(args, "context-length");
+  const auto heads = one_head ? 1 : cli::positive_flag(args, "num-heads");
+  const auto context = cli::positive_flag(args, "context-length");
   const auto batch = cli::positive_flag(args, "batch");
   const auto dropout = args["dropout"].as<double>();
   if (!(dropout >= 0.0 && dropout < 1.0)) {
@@ -53,7 +55,7 @@ AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_
 void add_grouped_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults& d) {
   add_attention_flags(options, d);
   options.add_options("Sizes")("num-kv-groups", "Key/value heads (0: one per query head)",
-                               cxxopts::value<int64_t>()->default_value(std::to_string(d.num_kv_groups)));
+                               cxxopts::value<int64_t>()->default_value(std::to_string(d.num_kv_groups)), "N");
 }
 
 AttentionOptions grouped_attention_options(const cxxopts::ParseResult& args) {

@@ -144,18 +144,19 @@ std::optional<std::string> out_of_memory_message(const std::string& what) {
 
 }  // namespace
 
-cxxopts::Options options(const std::string& program, const std::string& description) {
+cxxopts::Options options(const std::string& program, const std::string& description, bool tensor_flags) {
   cxxopts::Options opts(program, description);
   opts.add_options()("h,help", "Print this help and exit")(
-      "seed", "Seed of LibTorch's global generator (torch.manual_seed)",
-      cxxopts::value<uint64_t>()->default_value("123"))(
-      "save-outputs", "Write the inputs and outputs shown to FILE, a torch.save archive (load with torch.load)",
-      cxxopts::value<std::string>(), "FILE")(
       "threads",
       "LibTorch's intra-op threads, for element-wise ops and softmax; matrix products run on the BLAS's own "
       "threads (all cores, or OPENBLAS_NUM_THREADS). More than 1 spin-waits against the BLAS's threads and made "
       "training slower on every machine measured (docs/benchmarks.md)",
-      cxxopts::value<int>()->default_value("1"), "N")(
+      cxxopts::value<int>()->default_value("1"), "N");
+  if (!tensor_flags) return opts;
+  opts.add_options()("seed", "Seed of LibTorch's global generator (torch.manual_seed)",
+                     cxxopts::value<uint64_t>()->default_value("123"), "N")(
+      "save-outputs", "Write the inputs and outputs shown to FILE, a torch.save archive (load with torch.load)",
+      cxxopts::value<std::string>(), "FILE")(
       "device", "Where the models and tensors live: auto (CUDA when this LibTorch has it and sees a GPU), cpu, "
       "cuda or cuda:N",
       cxxopts::value<std::string>()->default_value("auto"), "DEVICE");
@@ -236,8 +237,13 @@ void set_up(const cxxopts::ParseResult& args) {
         fmt::format("--threads: at most the machine's {} cores, got {}", cores, threads));
   }
   torch::set_num_threads(threads);
-  device(args);  // a bad --device is a flag error before anything runs
-  torch::manual_seed(seed(args));
+  // Both have defaults: a program that has them finds them given or among the defaults.
+  const auto defaults = args.defaults();
+  if (std::any_of(defaults.begin(), defaults.end(), [](const auto& kv) { return kv.key() == "seed"; }) ||
+      args.count("seed") != 0) {
+    device(args);  // a bad --device is a flag error before anything runs
+    torch::manual_seed(seed(args));
+  }
   check_output_flags(args);
 }
 

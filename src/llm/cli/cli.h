@@ -16,9 +16,10 @@ namespace llm::cli {
 /// Exit codes of every executable.
 enum Exit : int { kOk = 0, kFailed = 1, kBadFlags = 2 };
 
-/// Options with the flags every executable has: --help, --seed, --save-outputs,
-/// --threads and --device.
-cxxopts::Options options(const std::string& program, const std::string& description);
+/// Options with the flags every executable has, --help and --threads, and those of
+/// the programs that compute with tensors, --seed, --save-outputs and --device
+/// (`tensor_flags`; prepare, which only tokenizes, has none of them).
+cxxopts::Options options(const std::string& program, const std::string& description, bool tensor_flags = true);
 
 /// A flag's value that cannot be used (--batch-size 0, --dist-timeout 0): an
 /// llm::Error that run() reports as a flag error, exit 2.

@@ -23,14 +23,14 @@ double seconds_per_step(Module& module, const torch::Tensor& x, int iters) {
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("bench-attention", "Forward + backward time of the multi-head attention variants");
-  options.add_options()("batch", "Batch size", cxxopts::value<int64_t>()->default_value("8"), "N")(
+  options.add_options()("batch-size", "Batch size", cxxopts::value<int64_t>()->default_value("8"), "N")(
       "tokens", "Tokens per sequence", cxxopts::value<int64_t>()->default_value("1024"), "N")(
       "width", "Model width (d_in = d_out)", cxxopts::value<int64_t>()->default_value("768"), "N")(
       "heads", "Heads", cxxopts::value<int64_t>()->default_value("12"), "N")(
       "groups", "Key/value groups of GQA", cxxopts::value<int64_t>()->default_value("4"), "N")(
       "iters", "Timed steps (the best is reported)", cxxopts::value<int>()->default_value("3"), "N");
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const int64_t b = args["batch"].as<int64_t>(), t = args["tokens"].as<int64_t>(), d = args["width"].as<int64_t>();
+    const int64_t b = args["batch-size"].as<int64_t>(), t = args["tokens"].as<int64_t>(), d = args["width"].as<int64_t>();
     const int64_t h = args["heads"].as<int64_t>();
     const int iters = args["iters"].as<int>();
     const auto base = llm::AttentionOptions(d, d).context_length(t).num_heads(h);

@@ -10,13 +10,13 @@
 int main(int argc, char** argv) {
   auto options = llm::cli::options("bench-bpe-encode", "BPE encode throughput (MB/s)");
   options.add_options()("tokenizer", "gpt2, llama3, qwen3, gemma3 or a tokenizer.json file",
-                        cxxopts::value<std::string>()->default_value("gpt2"), "NAME|FILE")("input", "Text to encode",
+                        cxxopts::value<std::string>()->default_value("gpt2"), "NAME|FILE")("data", "Text to encode",
                         cxxopts::value<std::string>()->default_value(llm::data_file("moby-dick.txt")), "FILE")(
       "repeat", "Timed encodes of the whole text (the best is reported)", cxxopts::value<int>()->default_value("5"),
       "N");
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto tokenizer = llm::tokenizer_named(args["tokenizer"].as<std::string>());
-    const std::string text = llm::read_text_file(args["input"].as<std::string>());
+    const std::string text = llm::read_text_file(args["data"].as<std::string>());
     size_t tokens = tokenizer.encode(text).size();  // warm-up
     double best = 1e300;
     for (int i = 0; i < args["repeat"].as<int>(); ++i) {

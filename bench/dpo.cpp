@@ -16,7 +16,7 @@
 int main(int argc, char** argv) {
   auto options = llm::cli::options("bench-dpo", "Seconds of one DPO step, and the peak memory");
   options.add_options()("config", "Model config", cxxopts::value<std::string>(), "FILE")(
-      "batch", "Preference entries per batch (the notebook's 8)", cxxopts::value<int64_t>()->default_value("8"), "N")(
+      "batch-size", "Preference entries per batch (the notebook's 8)", cxxopts::value<int64_t>()->default_value("8"), "N")(
       "iters", "Timed steps (the best is reported)", cxxopts::value<int>()->default_value("3"), "N");
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto config = llm::ModelConfig::load(args["config"].as<std::string>());
@@ -28,7 +28,7 @@ int main(int argc, char** argv) {
     reference->eval();
     policy->train();
     const auto entries = llm::read_preference_data(llm::data_file("instruction-data-with-preference.json"));
-    const auto b = args["batch"].as<int64_t>();
+    const auto b = args["batch-size"].as<int64_t>();
     const llm::PreferenceDataset dataset({entries.begin(), entries.begin() + b}, llm::BpeTokenizer::gpt2(), {});
     std::vector<const llm::PreferenceTokens*> items;
     for (int64_t i = 0; i < b; ++i) items.push_back(&dataset.tokens(i));

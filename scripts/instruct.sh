@@ -44,5 +44,5 @@ build/bin/ch07-04-responses --checkpoint "$run/checkpoint.pt" --out "$run/instru
 
 echo
 echo "==> Lesson 7.8: scoring the responses with Ollama (llama3 on localhost:11434)"
-build/bin/ch07-05-evaluate --responses "$run/instruction-data-with-response.json" ||
+build/bin/ch07-05-evaluate --data "$run/instruction-data-with-response.json" ||
   echo "(not scored: start Ollama with 'ollama serve' and 'ollama pull llama3', then run the line above again)"

@@ -3,8 +3,8 @@
 validation values against epochs, with the examples seen on a second x axis. The
 points are spread evenly over the run, as the lesson's torch.linspace does.
 
-    /usr/bin/python3 scripts/plot_classifier.py loss runs/classify/metrics.jsonl NUM_EPOCHS EXAMPLES loss-plot.png
-    /usr/bin/python3 scripts/plot_classifier.py accuracy runs/classify/accuracy.jsonl NUM_EPOCHS EXAMPLES accuracy-plot.png
+    /usr/bin/python3 scripts/plot_classifier.py loss runs/classify/metrics.jsonl NUM_EPOCHS EXAMPLES losses.png
+    /usr/bin/python3 scripts/plot_classifier.py accuracy runs/classify/accuracy.jsonl NUM_EPOCHS EXAMPLES accuracies.png
 """
 import json
 import sys

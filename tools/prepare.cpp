@@ -34,27 +34,35 @@ bool same_file(const std::filesystem::path& a, const std::filesystem::path& b) {
   return where(a) == where(b);
 }
 
-// The inputs and outputs: --input, --out, and the validation text and file.
-void set_files(llm::PrepareOptions& prepare, const cxxopts::ParseResult& args) {
-  if (args.count("input") == 0) throw llm::cli::BadFlagValue("no input; expected text files or folders to tokenize");
-  if (args.count("out") == 0) throw llm::cli::BadFlagValue("--out is missing; expected the token file to write");
-  for (const auto& input : args["input"].as<std::vector<std::string>>()) prepare.inputs.emplace_back(input);
-  prepare.out = args["out"].as<std::string>();
-  if (args.count("val-input") != 0) {
-    for (const auto& input : args["val-input"].as<std::vector<std::string>>()) prepare.val_inputs.emplace_back(input);
+// The paths given to `flag`, each whole: cxxopts would split a list flag's value at
+// its commas, and a file's name may hold one.
+std::vector<std::filesystem::path> paths_of(const cxxopts::ParseResult& args, std::string_view flag) {
+  std::vector<std::filesystem::path> paths;
+  for (const auto& given : args.arguments()) {
+    if (given.key() == flag) paths.emplace_back(given.value());
   }
+  return paths;
+}
+
+// The inputs and outputs: --data, --out, and the validation text and file.
+void set_files(llm::PrepareOptions& prepare, const cxxopts::ParseResult& args) {
+  prepare.inputs = paths_of(args, "data");
+  if (prepare.inputs.empty()) throw llm::cli::BadFlagValue("no input; expected text files or folders to tokenize");
+  if (args.count("out") == 0) throw llm::cli::BadFlagValue("--out is missing; expected the token file to write");
+  prepare.out = args["out"].as<std::string>();
+  prepare.val_inputs = paths_of(args, "val-data");
   if (args.count("val-fraction") != 0) {
     prepare.val_fraction = args["val-fraction"].as<double>();
     if (!(prepare.val_fraction > 0 && prepare.val_fraction < 1)) {
       throw llm::cli::BadFlagValue(fmt::format("--val-fraction must be between 0 and 1, got {}", prepare.val_fraction));
     }
     if (!prepare.val_inputs.empty()) {
-      throw llm::cli::BadFlagValue("--val-fraction and --val-input both choose the validation text; give one");
+      throw llm::cli::BadFlagValue("--val-fraction and --val-data both choose the validation text; give one");
     }
   }
   const bool validation = prepare.val_fraction > 0 || !prepare.val_inputs.empty();
   if (args.count("val-out") != 0 && !validation) {
-    throw llm::cli::BadFlagValue("--val-out needs --val-fraction or --val-input");
+    throw llm::cli::BadFlagValue("--val-out needs --val-fraction or --val-data");
   }
   prepare.val_out = args.count("val-out") != 0 ? std::filesystem::path(args["val-out"].as<std::string>())
                                                 : validation_path(prepare.out);
@@ -63,12 +71,12 @@ void set_files(llm::PrepareOptions& prepare, const cxxopts::ParseResult& args) {
   }
 }
 
-// The work's size: --jobs and --block-mb.
+// The work's size: --threads and --block-mb.
 void set_threads(llm::PrepareOptions& prepare, const cxxopts::ParseResult& args) {
   const int64_t cores = std::max(1U, std::thread::hardware_concurrency());
-  prepare.threads = static_cast<int>(args.count("jobs") != 0 ? llm::cli::positive_flag(args, "jobs") : cores);
+  prepare.threads = static_cast<int>(args.count("threads") != 0 ? llm::cli::positive_flag(args, "threads") : cores);
   if (prepare.threads > cores) {
-    throw llm::cli::BadFlagValue(fmt::format("--jobs must be at most the machine's {} cores, got {}", cores,
+    throw llm::cli::BadFlagValue(fmt::format("--threads must be at most the machine's {} cores, got {}", cores,
                                              prepare.threads));
   }
   if (args.count("block-mb") != 0) {
@@ -89,8 +97,15 @@ void print_summary(const llm::PrepareOptions& prepare, const llm::PreparedFiles&
   }
   fmt::print("Time: {:.1f} s, {:.1f} MB/s on {} threads\n", seconds, static_cast<double>(bytes) / 1e6 / seconds,
              prepare.threads);
-  fmt::print("Train on it: ch05-02-train --data {}{} --sampling random --max-steps N\n", prepare.out.string(),
-             validation ? " --val-data " + prepare.val_out.string() : "");
+  if (prepare.val_fraction > 0 && prepare.inputs.size() > 1) {
+    fmt::print("Note: --val-fraction cut the inputs joined in order, so validation is the end of the last ones "
+               "({} documents; training {}); --val-data gives a validation text of your own\n",
+               files.val.documents, files.train.documents);
+  }
+  fmt::print("Train on it: ch05-02-train --data {}{} --config small.json --sampling random --max-steps N\n"
+             "  (small.json: a 4-layer GPT 128 wide that fits a small corpus; without --config it is GPT-2 124M, "
+             "whose checkpoints take about 2 GB)\n",
+             prepare.out.string(), validation ? " --val-data " + prepare.val_out.string() : "");
 }
 
 }  // namespace
@@ -99,23 +114,24 @@ int main(int argc, char** argv) {
   auto options = llm::cli::options(
       "prepare", "Tokenize text files (or folders of them) with GPT-2's BPE into a token file for training; "
                  "documents are separated by <|endoftext|>",
-      /*tensor_flags=*/false);
-  options.add_options("Input")("input", "Text files, or folders of them (read recursively, by name)",
+      /*common=*/0);
+  options.add_options("Input")("data", "Text files, or folders of them (read recursively, by name); the "
+                               "arguments without a flag",
                                cxxopts::value<std::vector<std::string>>(), "PATH...")(
-      "val-input", "Text files or folders for a validation file (instead of --val-fraction)",
+      "val-data", "Text files or folders for a validation file (instead of --val-fraction; repeatable)",
       cxxopts::value<std::vector<std::string>>(), "PATH");
   options.add_options("Output")("o,out", "The token file", cxxopts::value<std::string>(), "FILE")(
       "val-fraction", "Also write the inputs' last fraction of text (from a safe cut on) to a validation file",
       cxxopts::value<double>(), "F")(
       "val-out", "The validation token file (default: FILE with .val before its extension)",
       cxxopts::value<std::string>(), "FILE")(
-      "j,jobs", "Tokenizing threads (default: every core)", cxxopts::value<int64_t>(), "N")(
+      "j,threads", "Tokenizing threads (default: every core)", cxxopts::value<int64_t>(), "N")(
       "block-mb", "Megabytes of text read per round, all threads together (default: 1 per thread); memory stays "
       "a few times this",
       cxxopts::value<int64_t>(), "N")(
       "progress", "Live progress line on stderr: auto (when a terminal), always or never",
       cxxopts::value<std::string>()->default_value("auto"), "WHEN");
-  options.parse_positional({"input"});
+  options.parse_positional({"data"});
   options.positional_help("PATH... -o FILE");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {

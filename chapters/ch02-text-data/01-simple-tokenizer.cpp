@@ -57,8 +57,8 @@ std::vector<int64_t> encode_v1(const llm::SimpleTokenizer& v1, const cxxopts::Pa
   try {
     return v1.encode(args["text"].as<std::string>());
   } catch (const llm::Error& e) {
-    throw llm::Error(fmt::format("--text, encoded with the vocabulary of --input '{}': {}",
-                                 args["input"].as<std::string>(), e.what()));
+    throw llm::Error(fmt::format("--text, encoded with the vocabulary of --data '{}': {}",
+                                 args["data"].as<std::string>(), e.what()));
   }
 }
 
@@ -66,8 +66,9 @@ std::vector<int64_t> encode_v1(const llm::SimpleTokenizer& v1, const cxxopts::Pa
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch02-01-simple-tokenizer",
-                                   "Word-level tokenizers V1 and V2 built from a text's vocabulary");
-  options.add_options()("input", "Text to build the vocabulary from",
+                                   "Word-level tokenizers V1 and V2 built from a text's vocabulary",
+                                   llm::cli::kSaveOutputsFlag);
+  options.add_options()("data", "Text to build the vocabulary from",
                         cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
       "text", "Text to encode with V1 (its words must be in the vocabulary)",
       cxxopts::value<std::string>()->default_value(
@@ -77,7 +78,7 @@ int main(int argc, char** argv) {
           "Hello, do you like tea? <|endoftext|> In the sunlit terraces of the palace."), "TEXT");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const std::string raw_text = llm::cli::read_input_text(args["input"].as<std::string>(), 40);
+    const std::string raw_text = llm::cli::read_input_text(args["data"].as<std::string>(), 40);
     fmt::print("Total number of character: {}\n{}\n", llm::utf8_length(raw_text),
                raw_text.substr(0, llm::utf8_offset(raw_text, 99)));
     toy_splits();
@@ -108,7 +109,7 @@ int main(int argc, char** argv) {
 
     if (args.count("save-outputs") != 0) {
       llm::save_tensors(args["save-outputs"].as<std::string>(),
-                        {{"input", llm::string_to_tensor(args["input"].as<std::string>())},
+                        {{"input", llm::string_to_tensor(args["data"].as<std::string>())},
                          {"text", llm::string_to_tensor(text)},
                          {"text_v2", llm::string_to_tensor(text_v2)},
                          {"num_tokens", torch::tensor(static_cast<int64_t>(preprocessed.size()))},

@@ -12,11 +12,12 @@
 #include "llm/util/files.h"
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch02-02-bpe-tokenizer", "BPE tokenizers: encode, decode, count tokens");
+  auto options = llm::cli::options("ch02-02-bpe-tokenizer", "BPE tokenizers: encode, decode, count tokens",
+                                   llm::cli::kSaveOutputsFlag);
   options.add_options()("tokenizer",
                         fmt::format("{} (fetched by scripts/fetch-data.sh), or a tokenizer.json file",
                                     fmt::join(llm::tokenizer_names(), ", ")),
-                        cxxopts::value<std::string>()->default_value("gpt2"), "NAME|FILE")("input", "Text file to encode (its ids are saved as \"ids\")",
+                        cxxopts::value<std::string>()->default_value("gpt2"), "NAME|FILE")("data", "Text file to encode (its ids are saved as \"ids\")",
                         cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
       "text", "A sample to encode token by token",
       cxxopts::value<std::string>()->default_value(
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
     for (const auto id : sample_ids) fmt::print(" [{}]", tokenizer.token_bytes(id));
     fmt::print("\nDecoded: {}\n\n", tokenizer.decode(sample_ids));
 
-    const auto path = args["input"].as<std::string>();
+    const auto path = args["data"].as<std::string>();
     const std::string raw_text = llm::cli::read_input_text(path, 12);
     const auto ids = tokenizer.encode(raw_text);
     fmt::print("{}: {} characters -> {} tokens. decode gives the text back: {}\n", path, raw_text.size(), ids.size(),

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <optional>
+
 #include "llm/io/tensor_archive.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/bpe_trainer.h"
@@ -11,17 +13,19 @@
 #include "llm/util/files.h"
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch02-03-train-bpe", "Train a byte-level BPE vocabulary from a text");
-  options.add_options()("input", "Text to learn the merges from",
+  auto options = llm::cli::options("ch02-03-train-bpe", "Train a byte-level BPE vocabulary from a text",
+                                   llm::cli::kSaveOutputsFlag);
+  options.add_options()("data", "Text to learn the merges from",
                         cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
       "vocab-size", "Vocabulary size to reach: 256 bytes + merges + <|endoftext|>",
       cxxopts::value<int64_t>()->default_value("1000"), "N")(
-      "output-dir", "Write encoder.json and vocab.bpe here (the folder must exist)", cxxopts::value<std::string>(),
+      "out-dir", "Write encoder.json and vocab.bpe here (made if need be)", cxxopts::value<std::string>(),
       "DIR");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const auto path = args["input"].as<std::string>();
+    const auto path = args["data"].as<std::string>();
     const std::string text = llm::cli::read_input_text(path, 30);
+    const auto out_dir = args.count("out-dir") != 0 ? std::optional(llm::cli::out_dir(args)) : std::nullopt;
     llm::BpeTrainerOptions trainer;
     trainer.vocab_size = args["vocab-size"].as<int64_t>();
     auto vocabulary = llm::train_bpe(text, trainer);
@@ -34,8 +38,8 @@ int main(int argc, char** argv) {
     }
     fmt::print("\n");
 
-    if (args.count("output-dir") != 0) {
-      const std::filesystem::path dir = args["output-dir"].as<std::string>();
+    if (out_dir) {
+      const std::filesystem::path& dir = *out_dir;
       llm::save_bpe_vocabulary(vocabulary, dir / "encoder.json", dir / "vocab.bpe");
       vocabulary = llm::load_bpe_vocabulary(dir / "encoder.json", dir / "vocab.bpe");
       fmt::print("Saved and reloaded {} and {}\n", (dir / "encoder.json").string(), (dir / "vocab.bpe").string());

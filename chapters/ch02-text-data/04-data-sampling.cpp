@@ -36,8 +36,9 @@ std::string show_batch(const llm::Batch& batch) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch02-04-data-sampling", "Sliding-window dataset and data loader");
-  options.add_options()("input", "Text to sample from",
+  auto options = llm::cli::options("ch02-04-data-sampling", "Sliding-window dataset and data loader",
+                                   llm::cli::kSeedFlag | llm::cli::kSaveOutputsFlag);
+  options.add_options()("data", "Text to sample from",
                         cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
       "max-length", "Tokens per input", cxxopts::value<int64_t>()->default_value("4"), "N")(
       "stride", "Tokens between window starts", cxxopts::value<int64_t>()->default_value("1"), "N")(
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
     const auto max_length = llm::cli::positive_flag(args, "max-length"), stride = llm::cli::positive_flag(args, "stride"),
                batch_size = llm::cli::positive_flag(args, "batch-size"),
                wanted = llm::cli::positive_flag(args, "num-batches");
-    const auto input = args["input"].as<std::string>();
+    const auto input = args["data"].as<std::string>();
     const bool shuffle = args["shuffle"].as<bool>(), drop_last = args["drop-last"].as<bool>();
     const auto tokenizer = llm::BpeTokenizer::gpt2();
     const auto enc_text = tokenizer.encode(llm::cli::read_input_text(input, 12), {"<|endoftext|>"});

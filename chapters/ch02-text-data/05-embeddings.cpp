@@ -29,7 +29,7 @@ std::pair<torch::nn::Embedding, torch::Tensor> lookup_table(torch::Device device
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch02-05-embeddings", "Token and position embeddings of a batch");
-  options.add_options()("input", "Text to take the batch from",
+  options.add_options()("data", "Text to take the batch from",
                         cxxopts::value<std::string>()->default_value(llm::data_file("the-verdict.txt")), "FILE")(
       "vocab-size", "Rows of the token embedding", cxxopts::value<int64_t>()->default_value("50257"), "N")(
       "output-dim", "Embedding width", cxxopts::value<int64_t>()->default_value("256"), "N")(
@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
     }
 
     const auto tokenizer = llm::BpeTokenizer::gpt2();
-    const auto ids = tokenizer.encode(llm::cli::read_input_text(args["input"].as<std::string>(), 12), {"<|endoftext|>"});
+    const auto ids = tokenizer.encode(llm::cli::read_input_text(args["data"].as<std::string>(), 12), {"<|endoftext|>"});
     auto dataset = std::make_shared<llm::SlidingWindowDataset>(torch::tensor(ids), max_length, /*stride=*/max_length);
 
     const auto [small, small_ids] = lookup_table(device);

@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
     torch::manual_seed(llm::cli::seed(args));
     llm::CausalAttention ca(o);
     ca->to(device);
-    const auto batch = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
+    const auto batch = llm::attention_input({args["batch-size"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
     fmt::print("torch.Size({})\n", llm::shape(batch));
     const auto context_vecs = ca->forward(batch);  // [b, t, d_out]
     fmt::print("{}\ncontext_vecs.shape: torch.Size({})\n", llm::show(context_vecs), llm::shape(context_vecs));

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
     const auto o = llm::attention_options(args);
     llm::MultiAttentionStacking stacked(o);
     stacked->to(device);
-    const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
+    const auto x = llm::attention_input({args["batch-size"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
     const auto out = stacked->forward(x);  // [b, t, num_heads * d_out]
     fmt::print("{} heads of width {}:\n{}\ncontext_vecs.shape: {}\n", o.num_heads(), o.d_out(), llm::show(out),
                llm::torch_size(out));

@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
     const auto o = llm::attention_options(args, /*split_heads=*/true);
     llm::MultiHeadAttention mha(o);
     mha->to(device);
-    const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
+    const auto x = llm::attention_input({args["batch-size"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
     const auto out = mha->forward(x);  // [b, t, d_out]
     fmt::print("{} heads of width {} (d_out {}):\n{}\ncontext_vecs.shape: {}\n", o.num_heads(),
                o.d_out() / o.num_heads(), o.d_out(), llm::show(out), llm::torch_size(out));

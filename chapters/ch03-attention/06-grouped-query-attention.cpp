@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     const auto o = llm::grouped_attention_options(args);
     llm::GroupedQueryAttention gqa(o);
     gqa->to(device);
-    const auto x = llm::attention_input({args["batch"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
+    const auto x = llm::attention_input({args["batch-size"].as<int64_t>(), o.context_length(), o.d_in()}).to(device);
     const auto out = gqa->forward(x);  // [b, t, d_out]
     const int64_t head_dim = o.d_out() / o.num_heads(), group_size = o.num_heads() / o.kv_heads();
     fmt::print("{} query heads share {} key/value heads ({} queries per group), head_dim {}\n", o.num_heads(),

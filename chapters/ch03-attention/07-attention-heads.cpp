@@ -46,8 +46,9 @@ void print_layer(const llm::AttentionMaps& maps, int64_t layer) {
   }
 }
 
-// The head that stands out most in each summary, over all layers.
-void print_standouts(const llm::AttentionMaps& maps) {
+// The head that stands out most in each summary, over all layers, or over --layer's
+// heads when given (layer >= 0).
+void print_standouts(const llm::AttentionMaps& maps, int64_t layer) {
   struct Standout {
     const char* what;
     const char* unit;
@@ -64,6 +65,7 @@ void print_standouts(const llm::AttentionMaps& maps) {
   };
   std::vector<Best> best(std::size(standouts));
   for (int64_t l = 0; l < maps.layers(); ++l) {
+    if (layer >= 0 && l != layer) continue;
     for (int64_t h = 0; h < maps.heads(); ++h) {
       const auto summary = llm::summarize_head(maps.weights[l][h], 0);  // once per head, for every standout
       for (size_t k = 0; k < best.size(); ++k) {
@@ -72,7 +74,7 @@ void print_standouts(const llm::AttentionMaps& maps) {
       }
     }
   }
-  fmt::print("Standout heads:\n");
+  fmt::print("Standout heads{}:\n", layer >= 0 ? fmt::format(" of layer {}", layer) : "");
   for (size_t k = 0; k < best.size(); ++k) {
     fmt::print("  {:<15} layer {}, head {}  ({:.2f} {})\n", standouts[k].what, best[k].layer, best[k].head,
                std::abs(best[k].score), standouts[k].unit);
@@ -107,7 +109,7 @@ void print_summaries(const llm::AttentionMaps& maps, int64_t layer) {
   for (int64_t l = 0; l < maps.layers(); ++l) {
     if (layer < 0 || l == layer) print_layer(maps, l);
   }
-  print_standouts(maps);
+  print_standouts(maps, layer);
 }
 
 // The one-file page: the maps' JSON in place of the page's placeholder.

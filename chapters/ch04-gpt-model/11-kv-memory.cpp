@@ -158,7 +158,8 @@ void save_plotted(const std::vector<nlohmann::json>& panels, const std::vector<c
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch04-11-kv-memory",
-                                   "The course's KV-cache and MoE memory estimators (GQA, MLA, SWA, MoE), and their plots");
+                                   "The course's KV-cache and MoE memory estimators (GQA, MLA, SWA, MoE), and their plots",
+                                   llm::cli::kSaveOutputsFlag);
   const auto whole = [] { return cxxopts::value<int64_t>(); };
   options.add_options("Estimator")("estimator", "all, gqa, mla, swa or moe",
                                     cxxopts::value<std::string>()->default_value("all"), "NAME")(

@@ -18,7 +18,8 @@ void print_run(const llm::Trainer& trainer, const llm::PretrainTask& task) {
   const auto& config = trainer.config();
   const auto model = trainer.model()->shape();
   const auto& data = task.split();
-  fmt::print("Model: {} parameters; {} layers, {} heads, emb_dim {}, context {}\n", llm::parameter_count(*trainer.model()),
+  fmt::print("Model: {} parameters; {} layers, {} heads, emb_dim {}, context {}\n",
+             llm::thousands(llm::parameter_count(*trainer.model())),
              model.n_layers, model.n_heads, model.emb_dim, model.context_length);
   const auto windows = [&](int64_t samples, const llm::Dataset& dataset) {
     return samples > 0 ? fmt::format("{} random windows an epoch, of {} starts", samples, dataset.size())

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto& size = size_from_flag(args["size"].as<std::string>());
     const auto sampling = llm::sampling_from_flags(args);
-    const auto config = args.count("config") != 0 ? std::filesystem::path(args["config"].as<std::string>())
+    const auto config = args.count("config") != 0 ? llm::cli::config_flag(args, "config")
                                                   : llm::config_file(std::string(size.config) + ".json");
     llm::GPTModel model(llm::load_gpt_config(config));
     const auto weights = weights_file(args, size);

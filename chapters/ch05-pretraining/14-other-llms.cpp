@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
                                    "Pretrain Qwen3 or Llama 3.2 on the-verdict, as the course's ch05/14 notebooks do");
   options.add_options("Model")("model", "The notebook: qwen3 (ch05-qwen3.ipynb) or llama32 (ch05-llama32.ipynb)",
                                cxxopts::value<std::string>()->default_value(variant.name), "NAME");
-  llm::add_run_flags(options, variant.train_config);
+  llm::add_run_flags(options, variant.train_config, llm::PretrainTask::kName);
   llm::add_training_output_flags(options);
 
   return llm::cli::run(options, argc, argv, [&variant](const cxxopts::ParseResult& args) {

@@ -3,12 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include "llm/text/data_loader.h"
 #include "llm/train/loss.h"
 #include "llm/train/pretrain_task.h"
 #include "llm/util/files.h"
+#include "llm/util/progress.h"
 #include "llm/util/show.h"
 #include "llm/util/utf8.h"
 
@@ -36,9 +38,23 @@ std::pair<double, double> print_text_losses(const llm::TrainConfig& run, llm::La
              train_tokens + val_tokens);
 
   fmt::print("Using {} device.\n", device.str());
+  fmt::print("(computing the loss of {} training and {} validation batches, {} model parameters)\n",
+             train_loader.size(), val_loader.size(), llm::thousands(llm::parameter_count(model)));
+  // A large model takes a while: the batches done, live on a terminal, else a line every few seconds.
+  llm::ProgressLine progress(llm::ProgressLine::stderr_is_terminal() ? llm::ProgressMode::kLive : llm::ProgressMode::kLog);
+  const auto started = std::chrono::steady_clock::now();
+  const int64_t batches = train_loader.size() + val_loader.size();
+  int64_t done = 0;
+  const llm::BatchLoss counted = [&](llm::LanguageModelImpl& m, const llm::Batch& batch) {
+    auto loss = llm::calc_loss_batch(m, batch);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    progress.update(llm::format_count_progress(++done, batches, seconds, "batches"), done == batches);
+    return loss;
+  };
   torch::manual_seed(123);  // as the lesson, for the shuffled order of the training batches
-  const double train_loss = llm::calc_loss_loader(model, train_loader);
-  const double val_loss = llm::calc_loss_loader(model, val_loader);
+  const double train_loss = llm::calc_loss_loader(model, train_loader, std::nullopt, counted);
+  const double val_loss = llm::calc_loss_loader(model, val_loader, std::nullopt, counted);
+  progress.clear();
   fmt::print("Training loss: {}\nValidation loss: {}\n", train_loss, val_loss);
   return {train_loss, val_loss};
 }

@@ -78,7 +78,8 @@ void write_splits(const std::filesystem::path& out_dir, const llm::ExampleSplits
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch06-01-data", "Lesson 6.2: balance and split the spam data into CSV files");
+  auto options = llm::cli::options("ch06-01-data", "Lesson 6.2: balance and split the spam data into CSV files",
+                                   llm::cli::kSeedFlag | llm::cli::kSaveOutputsFlag);
   options.add_options()("dataset", "sms (the lesson's SMS Spam Collection), spam-assassin (offline), or auto: the SMS "
                                    "zip when present, else SpamAssassin",
                         cxxopts::value<std::string>()->default_value("auto"), "NAME")(

@@ -15,8 +15,9 @@
 #include "llm/util/show.h"
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch06-02-loaders", "Lesson 6.3: the spam datasets and their data loaders");
-  options.add_options()("data-dir", "The folder of train.csv, validation.csv and test.csv (ch06-01-data)",
+  auto options = llm::cli::options("ch06-02-loaders", "Lesson 6.3: the spam datasets and their data loaders",
+                                   llm::cli::kSeedFlag | llm::cli::kSaveOutputsFlag);
+  options.add_options()("data", "The folder of train.csv, validation.csv and test.csv (ch06-01-data)",
                         cxxopts::value<std::string>()->default_value(llm::data_file("spam")), "DIR")(
       "batch-size", "Examples per batch", cxxopts::value<int64_t>()->default_value("8"), "N")(
       "max-length", "Pad or cut every text to this many tokens (exercise 6.2: the context length, 1024) instead of "
@@ -24,7 +25,7 @@ int main(int argc, char** argv) {
       cxxopts::value<int64_t>(), "N");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const std::filesystem::path dir = args["data-dir"].as<std::string>();
+    const std::filesystem::path dir = args["data"].as<std::string>();
     const auto batch_size = llm::cli::positive_flag(args, "batch-size");
     std::optional<int64_t> max_length;
     if (args.count("max-length") != 0) max_length = llm::cli::positive_flag(args, "max-length");

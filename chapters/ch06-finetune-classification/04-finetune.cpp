@@ -29,11 +29,7 @@ void print_run(const llm::Trainer& trainer, const llm::ClassifyTask& task, const
   llm::print_finetuned_model(trainer, run, "124M", "--trainable " + config.trainable);
   fmt::print("Data: '{}': {} training, {} validation and {} test texts, each padded to {} tokens\n", config.data,
              task.split().train->size(), task.split().val->size(), task.test_loader().examples(), task.max_length());
-  fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
-             trainer.steps_per_epoch(), config.batch_size, config.lr, config.weight_decay, config.seed);
-  if (trainer.progress().step > 0) {
-    fmt::print("Resuming at step {} ({} examples seen)\n", trainer.progress().step, trainer.progress().tokens_seen);
-  }
+  llm::print_run_plan(trainer);
 }
 
 // Lesson 6.6: before training, the accuracy on 10 batches of each split (after
@@ -84,11 +80,11 @@ void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
   const auto epochs = std::to_string(config.num_epochs), seen = std::to_string(trainer.progress().tokens_seen);
   if (!trainer.progress().history.empty()) {
     llm::draw_plot(args, "plot_classifier.py", {"loss", trainer.metrics_path().string(), epochs, seen},
-                   (dir / "loss-plot.png").string());
+                   (dir / "losses.png").string());
   }
   if (!trainer.progress().accuracies.empty()) {
     llm::draw_plot(args, "plot_classifier.py", {"accuracy", (dir / "accuracy.jsonl").string(), epochs, seen},
-                   (dir / "accuracy-plot.png").string());
+                   (dir / "accuracies.png").string());
   }
 }
 
@@ -96,7 +92,7 @@ void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch06-04-finetune", "Lessons 6.6-6.7: finetune a GPT to classify spam");
-  llm::add_run_flags(options, "train-classify.json");
+  llm::add_run_flags(options, "train-classify.json", llm::ClassifyTask::kName);
   options.add_options("Output")("save-state-dict", "At the end, also write the classifier's weights (a PyTorch "
                                                    "state_dict: the lesson's review_classifier.pth; a LoRA "
                                                    "merged into them)",

@@ -70,23 +70,23 @@ Classifier load_classifier(const cxxopts::ParseResult& args) {
 }
 
 // --text flags, each whole (cxxopts would split a list flag's value at its commas), then
-// --file's lines (blank lines skipped); the lesson's two texts when neither is given.
+// --data's lines (blank lines skipped); the lesson's two texts when neither is given.
 std::vector<std::string> texts_to_classify(const cxxopts::ParseResult& args) {
   std::vector<std::string> texts;
   for (const auto& given : args.arguments()) {
     if (given.key() == "text") texts.push_back(given.value());
   }
-  if (args.count("file") != 0) {
-    std::istringstream lines(llm::read_text_file(args["file"].as<std::string>()));
+  if (args.count("data") != 0) {
+    std::istringstream lines(llm::read_text_file(args["data"].as<std::string>()));
     for (std::string line; std::getline(lines, line);) {
       if (line.find_first_not_of(" \t\r") != std::string::npos) texts.push_back(line);
     }
   }
-  if (texts.empty() && args.count("file") == 0) {
+  if (texts.empty() && args.count("data") == 0) {
     texts = {"You are a winner you have been specially selected to receive $1000 cash or a $2000 award.",
              "Hey, just wanted to check if we're still on for dinner tonight? Let me know!"};
   }
-  if (texts.empty()) throw llm::Error(fmt::format("'{}': no text to classify", args["file"].as<std::string>()));
+  if (texts.empty()) throw llm::Error(fmt::format("'{}': no text to classify", args["data"].as<std::string>()));
   return texts;
 }
 
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
       cxxopts::value<int64_t>(), "N")(
       "class-token", "last or first (default: the checkpoint's; last)", cxxopts::value<std::string>(), "WHICH")(
       "text", "A text to classify (repeatable)", cxxopts::value<std::string>(), "TEXT")(
-      "file", "A file of texts, one per line", cxxopts::value<std::string>(), "FILE");
+      "data", "A file of texts to classify, one per line", cxxopts::value<std::string>(), "FILE");
   llm::add_config_flag(options, "gpt2-124m-finetune.json");
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {

@@ -22,7 +22,8 @@ std::string entry_repr(const llm::InstructionEntry& e) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch07-01-data", "Lesson 7.2: the instruction data, its prompts and its split");
+  auto options = llm::cli::options("ch07-01-data", "Lesson 7.2: the instruction data, its prompts and its split",
+                                   llm::cli::kSaveOutputsFlag);
   options.add_options()("data", "Instruction entries (a JSON list of instruction, input, output)",
                         cxxopts::value<std::string>()->default_value(llm::data_file("instruction-data.json")), "FILE")(
       "prompt-style", "The prompt template: alpaca (the lesson) or phi3 (exercise 7.1)",

@@ -66,7 +66,8 @@ TrainBatches show_loaders(const llm::InstructionSplits& split, const llm::BpeTok
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch07-02-batching", "Lesson 7.3: the instruction data in padded, masked batches");
+  auto options = llm::cli::options("ch07-02-batching", "Lesson 7.3: the instruction data in padded, masked batches",
+                                   llm::cli::kSeedFlag | llm::cli::kSaveOutputsFlag);
   options.add_options()("data", "Instruction entries (a JSON list of instruction, input, output)",
                         cxxopts::value<std::string>()->default_value(llm::data_file("instruction-data.json")), "FILE")(
       "batch-size", "Entries per batch", cxxopts::value<int64_t>()->default_value("8"), "N")(

@@ -27,11 +27,7 @@ void print_run(const llm::Trainer& trainer, const llm::InstructTask& task, const
   fmt::print("Data: '{}': {} training, {} validation and {} test entries; the {} prompt{}\n", config.data,
              entries.train.size(), entries.validation.size(), entries.test.size(), config.prompt_style,
              config.mask_instructions ? ", its tokens masked in the targets" : "");
-  fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
-             trainer.steps_per_epoch(), config.batch_size, config.lr, config.weight_decay, config.seed);
-  if (trainer.progress().step > 0) {
-    fmt::print("Resuming at step {} ({} tokens seen)\n", trainer.progress().step, trainer.progress().tokens_seen);
-  }
+  llm::print_run_plan(trainer);
 }
 
 // Lesson 7.5 before training: the model's response to the first validation prompt (35
@@ -70,7 +66,7 @@ void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
 int main(int argc, char** argv) {
   auto options =
       llm::cli::options("ch07-03-finetune", "Lessons 7.5-7.6: finetune a GPT to follow instructions");
-  llm::add_run_flags(options, "train-instruct.json");
+  llm::add_run_flags(options, "train-instruct.json", llm::InstructTask::kName);
   options.add_options("Output")("save-state-dict", "At the end, also write the model's weights (a PyTorch "
                                                    "state_dict: the lesson's gpt2-medium355M-sft.pth; a LoRA "
                                                    "merged into them)",

@@ -35,7 +35,7 @@ llm::PromptStyle prompt_style(const cxxopts::ParseResult& args) {
 // the rest under a progress bar. Ctrl-C stops it with nothing written to `out`.
 void respond_to_all(std::vector<llm::InstructionEntry>& test, llm::LanguageModelImpl& model,
                     const llm::BpeTokenizer& tokenizer, llm::PromptStyle style, int64_t max_new_tokens,
-                    bool show_progress, const std::string& out) {
+                    llm::ProgressMode show_progress, const std::string& out) {
   const llm::StopOnSignal stop;
   const auto respond = [&](llm::InstructionEntry& entry) {
     entry.model_response = llm::generate_response(model, tokenizer, entry, style, max_new_tokens);
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto max_new_tokens = llm::cli::positive_flag(args, "max-new-tokens");
-    const bool show_progress = llm::cli::progress_flag(args);
+    const auto show_progress = llm::cli::progress_flag(args);
     const auto out = args["out"].as<std::string>();
     const auto style = prompt_style(args);
     auto test = llm::split_instruction_data(llm::read_instruction_data(args["data"].as<std::string>())).test;

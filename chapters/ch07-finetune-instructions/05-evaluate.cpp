@@ -68,7 +68,7 @@ std::vector<llm::InstructionEntry> read_responses(const std::string& path) {
 // The lesson's generate_model_scores: each entry's score, in order; an entry whose
 // answer is not a number, or that the server does not answer, is reported and left out.
 std::vector<int64_t> generate_model_scores(const std::vector<llm::InstructionEntry>& entries, const Scorer& scorer,
-                                           bool show_progress) {
+                                           llm::ProgressMode show_progress) {
   const llm::StopOnSignal stop;
   llm::ProgressLine bar(show_progress);
   const auto started = std::chrono::steady_clock::now();
@@ -109,8 +109,9 @@ std::vector<int64_t> generate_model_scores(const std::vector<llm::InstructionEnt
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto options = llm::cli::options("ch07-05-evaluate", "Lesson 7.8: score the responses with a larger model (Ollama)");
-  options.add_options()("responses", "Entries with a model_response (ch07-04-responses' output)",
+  auto options = llm::cli::options("ch07-05-evaluate", "Lesson 7.8: score the responses with a larger model (Ollama)",
+                                   llm::cli::kSaveOutputsFlag);
+  options.add_options()("data", "Entries with a model_response (ch07-04-responses' output)",
                         cxxopts::value<std::string>()->default_value("instruction-data-with-response.json"), "FILE")(
       "host", "Where Ollama listens", cxxopts::value<std::string>()->default_value("localhost"), "HOST")(
       "port", "Ollama's port", cxxopts::value<int64_t>()->default_value("11434"), "N")(
@@ -124,12 +125,12 @@ int main(int argc, char** argv) {
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto scorer = scorer_from_flags(args);
-    const bool show_progress = llm::cli::progress_flag(args);
+    const auto show_progress = llm::cli::progress_flag(args);
     if (args.count("query") != 0) {
       fmt::print("{}\n", llm::printable(scorer.ask(args["query"].as<std::string>())));
       return;
     }
-    const auto path = args["responses"].as<std::string>();
+    const auto path = args["data"].as<std::string>();
     const auto entries = read_responses(path);
     const auto scores = generate_model_scores(entries, scorer, show_progress);
     fmt::print("Number of scores: {} of {}\n", scores.size(), entries.size());

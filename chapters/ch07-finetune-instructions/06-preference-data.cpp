@@ -87,7 +87,8 @@ std::vector<int64_t> show_train_loader(const std::vector<llm::PreferenceEntry>& 
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch07-06-preference-data",
-                                   "The DPO bonus: the preference data, its prompts, its split and its batches");
+                                   "The DPO bonus: the preference data, its prompts, its split and its batches",
+                                   llm::cli::kSeedFlag | llm::cli::kSaveOutputsFlag);
   options.add_options()(
       "data", "Preference entries (a JSON list of instruction, input, output, chosen, rejected)",
       cxxopts::value<std::string>()->default_value(llm::data_file("instruction-data-with-preference.json")), "FILE")(

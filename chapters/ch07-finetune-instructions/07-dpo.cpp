@@ -129,16 +129,17 @@ void write_outputs(const cxxopts::ParseResult& args, llm::Trainer& trainer) {
 
 int main(int argc, char** argv) {
   auto options = llm::cli::options("ch07-07-dpo", "The DPO bonus: tune the finetuned GPT towards preferred responses");
-  llm::add_run_flags(options, "train-dpo.json");
+  llm::add_run_flags(options, "train-dpo.json", llm::DpoTask::kName);
   options.add_options("Output")(
-      "max-new-tokens", "Tokens of each response before and after training (the notebook's 256)",
+      "response-tokens", "Tokens of each response before and after training (the notebook's 256; "
+      "--max-new-tokens is the sample after each epoch)",
       cxxopts::value<int64_t>()->default_value("256"), "N")(
       "save-state-dict", "At the end, also write the policy's weights (a PyTorch state_dict; a LoRA merged into them)",
       cxxopts::value<std::string>(), "FILE");
   llm::add_training_output_flags(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
-    const auto max_new_tokens = llm::cli::positive_flag(args, "max-new-tokens");
+    const auto max_new_tokens = llm::cli::positive_flag(args, "response-tokens");
     const auto task = std::make_shared<llm::DpoTask>();
     llm::TrainingStep step;
     step.task = task;

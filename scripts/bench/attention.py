@@ -21,14 +21,14 @@ def seconds_per_step(module, x, iters):
 
 def main():
     p = argparse.ArgumentParser()
-    for name, default in [("batch", 8), ("tokens", 1024), ("width", 768), ("heads", 12), ("groups", 4), ("iters", 3),
+    for name, default in [("batch_size", 8), ("tokens", 1024), ("width", 768), ("heads", 12), ("groups", 4), ("iters", 3),
                           ("threads", 0)]:
-        p.add_argument(f"--{name}", type=int, default=default)
+        p.add_argument(f"--{name.replace('_', '-')}", type=int, default=default)
     a = p.parse_args()
     if a.threads > 0:
         torch.set_num_threads(a.threads)
     torch.manual_seed(123)
-    x = torch.rand(a.batch, a.tokens, a.width, requires_grad=True)
+    x = torch.rand(a.batch_size, a.tokens, a.width, requires_grad=True)
     variants = {
         "stacking": MultiAttentionStacking(a.width, a.width // a.heads, a.tokens, 0.0, a.heads),
         "splitting": MultiHeadAttention(a.width, a.width, a.tokens, 0.0, a.heads),

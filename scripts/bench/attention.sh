@@ -9,8 +9,8 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 threads="${1:-1}"
 [ -x "$root/build/bin/bench-attention" ] || { echo "build first: scripts/setup.sh" >&2; exit 1; }
 echo "Attention forward + backward, $threads threads, $(nproc) cores: $(lscpu | sed -n 's/^Model name: *//p')"
-for size in "--batch 8 --tokens 1024 --width 768 --heads 12 --groups 4 --iters 3" \
-            "--batch 8 --tokens 256 --width 256 --heads 8 --groups 2 --iters 10"; do
+for size in "--batch-size 8 --tokens 1024 --width 768 --heads 12 --groups 4 --iters 3" \
+            "--batch-size 8 --tokens 256 --width 256 --heads 8 --groups 2 --iters 10"; do
   # shellcheck disable=SC2086
   cpp="$("$root/build/bin/bench-attention" $size --threads "$threads")"
   # shellcheck disable=SC2086

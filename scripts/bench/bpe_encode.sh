@@ -17,7 +17,7 @@ echo "BPE encode, $(basename "$file") ($(stat -c %s "$file") bytes), best of $re
 for tokenizer in gpt2 llama3 qwen3 gemma3; do
   dir=""
   [ "$tokenizer" = gpt2 ] || dir="$root/data/tokenizers/$tokenizer"
-  results="$( "$root/build/bin/bench-bpe-encode" --tokenizer "$tokenizer" --input "$file" --repeat "$repeat"
+  results="$( "$root/build/bin/bench-bpe-encode" --tokenizer "$tokenizer" --data "$file" --repeat "$repeat"
               node "$root/scripts/bench/bpe_encode.mjs" "$file" "$repeat" $dir )"
   /usr/bin/python3 - "$tokenizer" "$results" <<'PY'
 import json, sys

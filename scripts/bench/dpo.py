@@ -22,7 +22,7 @@ from timing import best_seconds  # noqa: E402
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--config")
-    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--iters", type=int, default=3)
     parser.add_argument("--threads", type=int, default=0)
     args = parser.parse_args()
@@ -36,8 +36,8 @@ def main():
     reference.eval()
     policy.train()
     data = json.loads(data_file("instruction-data-with-preference.json").read_text(encoding="utf-8"))
-    dataset = ch07_dpo.PreferenceDataset(data[:args.batch], gpt2_bpe.Encoder())
-    batch = ch07_dpo.custom_collate_fn([dataset[i] for i in range(args.batch)], allowed_max_length=1024)
+    dataset = ch07_dpo.PreferenceDataset(data[:args.batch_size], gpt2_bpe.Encoder())
+    batch = ch07_dpo.custom_collate_fn([dataset[i] for i in range(args.batch_size)], allowed_max_length=1024)
     optimizer = torch.optim.AdamW(policy.parameters(), lr=5e-6, weight_decay=0.01)
 
     def step():

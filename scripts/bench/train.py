@@ -21,7 +21,7 @@ from timing import best_seconds  # noqa: E402
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--config")
-    parser.add_argument("--batch", type=int, default=2)
+    parser.add_argument("--batch-size", type=int, default=2)
     parser.add_argument("--context", type=int, default=0)
     parser.add_argument("--iters", type=int, default=3)
     parser.add_argument("--threads", type=int, default=0)
@@ -47,7 +47,7 @@ def main():
     torch.manual_seed(123)
     model = {"gpt2": GPTModel, "llama3": Llama3Model, "qwen3": Qwen3Model, "gemma3": Gemma3Model}[family](cfg).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=5e-4, weight_decay=0.1)
-    b, t = args.batch, cfg["context_length"]
+    b, t = args.batch_size, cfg["context_length"]
     inputs, targets = torch.randint(0, cfg["vocab_size"], (b, t)), torch.randint(0, cfg["vocab_size"], (b, t))
     inputs, targets = inputs.to(device), targets.to(device)
 

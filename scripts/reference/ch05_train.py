@@ -20,7 +20,7 @@ from gpt import GPTModel, generate_text_simple
 import gpt2_bpe
 
 RUN_DEFAULTS = dict(seed=123, train_ratio=0.9, batch_size=2, stride=0, num_epochs=10, lr=4e-4, weight_decay=0.1,
-                    eval_freq=5, eval_iter=5, start_context="Every effort moves you", sample_tokens=50,
+                    eval_freq=5, eval_iter=5, start_context="Every effort moves you", max_new_tokens=50,
                     warmup_steps=0, initial_lr=0.0, lr_schedule="constant", min_lr=0.0, grad_clip=0.0, clip_during_warmup=False, grad_accum=1,
                     max_steps=0, sampling="sliding")
 
@@ -229,7 +229,7 @@ def main():
 
     def sample(model):
         idx = torch.tensor([encoder.encode(run["start_context"])])
-        out = generate_text_simple(model, idx, run["sample_tokens"], cfg["context_length"])
+        out = generate_text_simple(model, idx, run["max_new_tokens"], cfg["context_length"])
         text = bytes(byte_decoder[c] for i in out[0].tolist() for c in reverse[i]).decode("utf-8", errors="replace")
         print(text.replace("\n", " "), flush=True)
 

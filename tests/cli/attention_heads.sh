@@ -39,11 +39,14 @@ for layer in maps["layers"]:
 print(f"OK: a {image.shape[1]}x{image.shape[0]} PNG; a page of {t} tokens, its script intact")
 PY
 
-# A --png that cannot be written: one line, exit 1, no file left.
-"$bin/ch03-07-attention-heads" --config configs/tiny.json --png "$dir/missing/heads.png" >"$dir/bad.log" 2>"$dir/bad.err"
+# A --png that cannot be written (its folder would be a file): one line, exit 1,
+# nothing written.
+: >"$dir/a-file"
+"$bin/ch03-07-attention-heads" --config configs/tiny.json --png "$dir/a-file/heads.png" >"$dir/bad.log" 2>"$dir/bad.err"
 status=$?
 [ "$status" -eq 1 ] || fail "an unwritable --png exited $status, expected 1"
 [ "$(wc -l <"$dir/bad.err")" -eq 1 ] || fail "an unwritable --png: not one line on stderr: $(cat "$dir/bad.err")"
-grep -q "^ch03-07-attention-heads: error: --png: .*'$dir/missing/heads.png'" "$dir/bad.err" || fail "$(cat "$dir/bad.err")"
-[ ! -e "$dir/missing" ] || fail "an unwritable --png left files"
+grep -q "^ch03-07-attention-heads: error: --png '$dir/a-file/heads.png': its folder '$dir/a-file' cannot be made" \
+  "$dir/bad.err" || fail "$(cat "$dir/bad.err")"
+[ -f "$dir/a-file" ] && [ ! -s "$dir/a-file" ] || fail "an unwritable --png changed the file in its way"
 echo "OK: an unwritable --png is one line"

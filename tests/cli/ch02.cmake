@@ -50,7 +50,7 @@ llm_cli_test(ch02-04:stride-zero 2 "--stride must be positive, got 0"
 llm_cli_test(ch02-04:batch-zero 2 "--batch-size must be positive, got 0"
              COMMAND ch02-04-data-sampling --batch-size 0)
 llm_cli_test(ch02-04:text-too-short 1 "the text has 4 tokens. max_length 4 needs at least 5" NEEDS ${GPT2}
-             COMMAND ch02-04-data-sampling --input ${FIXTURES}/short.txt)
+             COMMAND ch02-04-data-sampling --data ${FIXTURES}/short.txt)
 llm_cli_test(ch02-05:shapes 0 "^torch.Size\\(\\[8, 4, 256\\]\\)$" NEEDS ${VERDICT} ${GPT2} COMMAND ch02-05-embeddings)
 # The lesson's embedding of token 3 (2.7, seed 123).
 llm_cli_test(ch02-05:lesson-embedding 0 "^tensor\\(\\[\\[-0.4015,  0.9666, -1.1481\\]\\], grad_fn=<EmbeddingBackward0>\\)$" NEEDS ${VERDICT} ${GPT2}

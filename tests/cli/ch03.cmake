@@ -11,7 +11,7 @@ llm_cli_test(ch03-03:bad-dropout 2 "--dropout must be in \\[0, 1\\), got 1.5" CO
 # Sections 3.3-3.5 build one head: --num-heads is not theirs.
 llm_cli_test(ch03-02:no-heads-flag 2 "Option 'num-heads' does not exist" COMMAND ch03-02-self-attention --num-heads 4)
 llm_cli_test(ch03-03:no-heads-flag 2 "Option 'num-heads' does not exist" COMMAND ch03-03-causal-attention --num-heads 4)
-llm_cli_test(ch03-03:zero-batch 2 "--batch must be positive, got 0" COMMAND ch03-03-causal-attention --batch 0)
+llm_cli_test(ch03-03:zero-batch 2 "--batch-size must be positive, got 0" COMMAND ch03-03-causal-attention --batch-size 0)
 llm_cli_test(ch03-04:shape 0 "^context_vecs.shape: torch.Size\\(\\[2, 6, 4\\]\\)$" COMMAND ch03-04-multi-head-stacking)
 llm_cli_test(ch03-04:lesson-output 0 "^ +\\[-0.5299, -0.1081,  0.5077,  0.3493\\]\\]\\], grad_fn=<CatBackward0>\\)$"
              COMMAND ch03-04-multi-head-stacking)
@@ -32,7 +32,7 @@ foreach(exe ch03-01-simplified-attention ch03-02-self-attention ch03-03-causal-a
 endforeach()
 llm_compare_test(ch03-01-random ch03-01-simplified-attention --d-in 5 --context-length 4 --query 4)
 llm_compare_test(ch03-02-v2-bias ch03-02-self-attention --version 2 --qkv-bias --seed 5)
-llm_compare_test(ch03-03-dropout ch03-03-causal-attention --dropout 0.5 --context-length 7 --batch 3)
+llm_compare_test(ch03-03-dropout ch03-03-causal-attention --dropout 0.5 --context-length 7 --batch-size 3)
 llm_compare_test(ch03-04-dropout ch03-04-multi-head-stacking --dropout 0.2 --num-heads 3 --d-in 4)
 llm_compare_test(ch03-05-dropout ch03-05-multi-head-attention --dropout 0.1 --d-in 5 --d-out 8 --num-heads 4
                  --context-length 9 --qkv-bias)
@@ -53,6 +53,9 @@ llm_cli_test(ch03-07:weights-int8 0 "^  previous token +layer [01], head [0-3]  
              NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny.json --weights-dtype int8)
 llm_cli_test(ch03-07:gqa-groups 0 "2 layers x 4 heads sharing 2 key/value groups \\(2 query heads each\\)"
              NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny-gqa.json --layer 1)
+llm_cli_test(ch03-07:standouts-of-one-layer 0 "^Standout heads of layer 1:$"
+             NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny.json --layer 1)
+set_tests_properties(cli:ch03-07:standouts-of-one-layer PROPERTIES FAIL_REGULAR_EXPRESSION "  layer 0, head ")
 llm_cli_test(ch03-07:layer-beyond-model 2 "--layer must be below the model's 2 layers, got 2"
              NEEDS ${GPT2} COMMAND ch03-07-attention-heads --config ${CFG}/tiny.json --layer 2)
 llm_cli_test(ch03-07:empty-prompt 1 "the prompt is empty" NEEDS ${GPT2}

@@ -246,13 +246,13 @@ llm_cli_test(prepare:no-input 2 "no input. expected text files or folders to tok
 llm_cli_test(prepare:no-out 2 "--out is missing. expected the token file to write" COMMAND prepare a.txt)
 llm_cli_test(prepare:bad-val-fraction 2 "--val-fraction must be between 0 and 1, got 1.5"
              COMMAND prepare a.txt -o x.bin --val-fraction 1.5)
-llm_cli_test(prepare:two-validations 2 "--val-fraction and --val-input both choose the validation text. give one"
-             COMMAND prepare a.txt -o x.bin --val-fraction 0.1 --val-input b.txt)
+llm_cli_test(prepare:two-validations 2 "--val-fraction and --val-data both choose the validation text. give one"
+             COMMAND prepare a.txt -o x.bin --val-fraction 0.1 --val-data b.txt)
 llm_cli_test(prepare:val-out-is-out 2 "--val-out is the same file as --out"
              COMMAND prepare a.txt -o x.bin --val-fraction 0.1 --val-out ./x.bin)
-llm_cli_test(prepare:val-out-alone 2 "--val-out needs --val-fraction or --val-input" COMMAND prepare a.txt -o x.bin --val-out v.bin)
-llm_cli_test(prepare:zero-jobs 2 "--jobs must be positive, got 0" COMMAND prepare a.txt -o x.bin -j 0)
-llm_cli_test(prepare:too-many-jobs 2 "--jobs must be at most the machine's [0-9]+ cores, got 10000" COMMAND prepare a.txt -o x.bin -j 10000)
+llm_cli_test(prepare:val-out-alone 2 "--val-out needs --val-fraction or --val-data" COMMAND prepare a.txt -o x.bin --val-out v.bin)
+llm_cli_test(prepare:zero-threads 2 "--threads must be positive, got 0" COMMAND prepare a.txt -o x.bin -j 0)
+llm_cli_test(prepare:too-many-threads 2 "--threads must be at most the machine's [0-9]+ cores, got 10000" COMMAND prepare a.txt -o x.bin -j 10000)
 llm_cli_test(prepare:missing-input 1 "input 'nope.txt': no such file or folder" NEEDS ${GPT2}
              COMMAND prepare nope.txt -o ${RUNS}/nope.bin)
 llm_cli_test(prepare:invalid-utf8 1 "invalid-utf8.txt': invalid UTF-8 at byte 7. expected UTF-8 text" NEEDS ${GPT2}
@@ -263,8 +263,8 @@ llm_cli_test(prepare:empty-input 1 "no text for the training file" NEEDS ${GPT2}
              COMMAND prepare ${FIXTURES}/empty.txt -o ${RUNS}/empty.bin)
 llm_cli_test(prepare:out-is-a-folder 1 "fixtures': exists and is not a regular file \\(a folder\\)" NEEDS ${GPT2}
              COMMAND prepare ${FIXTURES}/short.txt -o ${FIXTURES})
-llm_cli_test(prepare:out-folder-missing 1 "folder 'no-such-dir' does not exist" NEEDS ${GPT2}
-             COMMAND prepare ${FIXTURES}/short.txt -o no-such-dir/x.bin)
+llm_cli_test(prepare:out-folder-not-a-folder 1 "--out '.*short.txt/x.bin': its folder '.*short.txt' cannot be made"
+             NEEDS ${GPT2} COMMAND prepare ${FIXTURES}/short.txt -o ${FIXTURES}/short.txt/x.bin)
 llm_cli_test(ch05-02:token-file-of-another-vocabulary 1 "other-vocab.bin': made with another vocabulary" NEEDS ${GPT2}
              COMMAND ch05-02-train ${TINY_RUN} --data ${FIXTURES}/other-vocab.bin)
 llm_cli_test(ch05-02:token-file-cut-short 1 "cut-short.bin': it has 1621 bytes, but a header and 300 ids of 2 bytes make 1624"
@@ -343,3 +343,17 @@ llm_cli_test(ch05-14:bad-model 2 "--model must be qwen3 or llama32, got 'gpt2'" 
 llm_cli_test(ch05-02:tokenizer-larger-than-the-model 1
              "the tokenizer 'qwen3' has 151669 tokens, more than the model config's vocab_size 50257"
              NEEDS tokenizers/qwen3/tokenizer.json COMMAND ch05-02-train ${TINY_RUN} --tokenizer qwen3)
+
+# A config named by a path relative to the project resolves from any folder, as data
+# does (find_config), and the step says where it found it.
+add_test(NAME cli:ch04-06:config-from-another-folder
+         COMMAND ${EXPECT} 0 "--config configs/tiny.json: not in this folder; using .*configs/tiny.json"
+                 --needs gpt2/encoder.json -- ${BIN}/ch04-06-gpt-model --config configs/tiny.json
+         WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+add_test(NAME cli:ch05-02:train-config-from-another-folder
+         COMMAND ${EXPECT} 0 "--train-config configs/train-quick.json: not in this folder; using .*configs/train-quick.json"
+                 --needs the-verdict.txt --needs gpt2/encoder.json -- ${BIN}/ch05-02-train --train-config configs/train-quick.json
+                 --config tiny.json --max-steps 1 --no-plot --overwrite --out-dir ${RUNS}/config-elsewhere
+         WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(cli:ch04-06:config-from-another-folder cli:ch05-02:train-config-from-another-folder
+                     PROPERTIES LABELS cli SKIP_RETURN_CODE 77)

@@ -38,15 +38,15 @@ llm_cli_test(ch06-01:no-test-rows 2 "--train-frac 0.95 and --validation-frac 0.1
 llm_cli_test(ch06-01:bad-dataset 2 "--dataset 'imdb': expected sms, spam-assassin or auto"
              COMMAND ch06-01-data --dataset imdb)
 llm_cli_test(ch06-02:no-label-column 1 "no-label-column/train.csv': no Label column in the header \\(Text\\)"
-             NEEDS ${GPT2} COMMAND ch06-02-loaders --data-dir ${SPAM}/no-label-column)
+             NEEDS ${GPT2} COMMAND ch06-02-loaders --data ${SPAM}/no-label-column)
 llm_cli_test(ch06-02:bad-label 1 "bad-label/train.csv', line 3: label .spam.. expected a class number"
-             NEEDS ${GPT2} COMMAND ch06-02-loaders --data-dir ${SPAM}/bad-label)
+             NEEDS ${GPT2} COMMAND ch06-02-loaders --data ${SPAM}/bad-label)
 llm_cli_test(ch06-02:empty-text 1 "empty-text/train.csv', line 3: the text is empty"
-             NEEDS ${GPT2} COMMAND ch06-02-loaders --data-dir ${SPAM}/empty-text)
+             NEEDS ${GPT2} COMMAND ch06-02-loaders --data ${SPAM}/empty-text)
 llm_cli_test(ch06-02:endoftext-in-text 1 "example 1 holds the special token <\\|endoftext\\|>"
-             NEEDS ${GPT2} COMMAND ch06-02-loaders --data-dir ${SPAM}/endoftext)
+             NEEDS ${GPT2} COMMAND ch06-02-loaders --data ${SPAM}/endoftext)
 llm_cli_test(ch06-02:missing-csv 1 "no-such-folder/train.csv': not found"
-             NEEDS ${GPT2} COMMAND ch06-02-loaders --data-dir no-such-folder)
+             NEEDS ${GPT2} COMMAND ch06-02-loaders --data no-such-folder)
 llm_cli_test(ch06-02:max-length-zero 2 "--max-length must be positive, got 0"
              COMMAND ch06-02-loaders --max-length 0)
 
@@ -84,8 +84,8 @@ llm_cli_test(ch06-04:bad-trainable 2 "trainable must be \"last-block\", \"head\"
              COMMAND ch06-04-finetune ${CLASSIFY} --trainable most)
 llm_cli_test(ch06-04:bad-class-token 2 "class_token must be \"last\" or \"first\", got \"middle\""
              COMMAND ch06-04-finetune ${CLASSIFY} --class-token middle)
-llm_cli_test(ch06-04:bad-task 2 "task must be \"pretrain\", \"classify\", \"instruct\" or \"dpo\", got \"regress\""
-             COMMAND ch06-04-finetune ${CLASSIFY} --task regress)
+llm_cli_test(ch05-02:bad-task 2 "task must be \"pretrain\", \"classify\", \"instruct\" or \"dpo\", got \"regress\""
+             COMMAND ch05-02-train ${CLASSIFY} --task regress)
 llm_cli_test(ch06-04:negative-lora-rank 2 "lora_rank must be >= 0 \\(0: no LoRA\\), got -1"
              COMMAND ch06-04-finetune ${CLASSIFY} --lora-rank -1)
 llm_cli_test(ch06-04:zero-lora-alpha 2 "lora_alpha must be positive, got 0"
@@ -94,8 +94,15 @@ llm_cli_test(ch05-02:lora-pretraining 2 "lora_rank must be 0 when pretraining \\
              COMMAND ch05-02-train --train-config ${CFG}/train-quick.json --lora-rank 4
                      --out-dir ${CMAKE_CURRENT_BINARY_DIR}/classify-bad)
 llm_cli_test(ch06-05:no-classifier 2 "which classifier. --checkpoint FILE" COMMAND ch06-05-classify)
-llm_cli_test(ch06-05:no-text-in-file 1 "empty.txt': is empty" COMMAND ch06-05-classify --file ${FIXTURES}/empty.txt)
+llm_cli_test(ch06-05:no-text-in-file 1 "empty.txt': is empty" COMMAND ch06-05-classify --data ${FIXTURES}/empty.txt)
 llm_cli_test(ch06-05:language-model-state-dict 1 "micro-state-dict.pt': 'out_head.weight' has shape \\[100, 16\\], expected \\[2, 16\\]"
              COMMAND ch06-05-classify --load-state-dict ${PROJECT_SOURCE_DIR}/tests/golden/micro-state-dict.pt
              --config ${FIXTURES}/configs/micro.json)
 
+
+# scripts/fetch-data.sh does not try again, for a day, a source it could not reach.
+add_test(NAME cli:fetch-data:unreachable-not-retried
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/fetch_unreachable.sh ${RUNS}/fetch-unreachable
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli:fetch-data:unreachable-not-retried PROPERTIES LABELS "cli;robustness" TIMEOUT 120
+                     REQUIRED_FILES ${PROJECT_SOURCE_DIR}/scripts/fetch-data.sh)

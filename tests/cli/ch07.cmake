@@ -37,7 +37,7 @@ llm_cli_test(ch07-07:qwen3 0 "^Ep 1 \\(Step 000001\\): Train loss [0-9.]+, Val l
              NEEDS tokenizers/qwen3/tokenizer.json
              COMMAND ch07-07-dpo --train-config ${CFG}/train-dpo-quick.json --config ${BADCFG}/tiny-qwen3-vocab.json
              --tokenizer qwen3 --data ${FIXTURES}/preferences/small.json --max-steps 2 --eval-freq 1 --eval-iter 1
-             --max-new-tokens 4 --no-plot --overwrite --out-dir ${CMAKE_CURRENT_BINARY_DIR}/dpo-qwen3)
+             --response-tokens 4 --max-new-tokens 4 --no-plot --overwrite --out-dir ${CMAKE_CURRENT_BINARY_DIR}/dpo-qwen3)
 llm_cli_test(ch07-06:lesson-entries 0 "^Number of entries: 1100$" NEEDS ${PREFERENCE_DATA} ${GPT2}
              COMMAND ch07-06-preference-data)
 llm_cli_test(ch07-06:lesson-entry-50 0 "^ 'rejected': \"The correct spelling is obviously 'Occasion.'\",$"
@@ -91,10 +91,16 @@ llm_cli_test(ch07-07:missing-reference 1 "no-such-reference.pth': not found" NEE
              COMMAND ch07-07-dpo ${DPO} --reference no-such-reference.pth)
 llm_cli_test(ch07-07:zero-beta 2 "beta must be positive, got 0" COMMAND ch07-07-dpo ${DPO} --beta 0)
 llm_cli_test(ch07-07:negative-beta 2 "beta must be positive, got -0.1" COMMAND ch07-07-dpo ${DPO} --beta -0.1)
-llm_cli_test(ch07-07:phi3 2 "prompt_style must be \"alpaca\" for DPO" COMMAND ch07-07-dpo ${DPO} --prompt-style phi3)
+llm_cli_test(ch07-07:phi3 2 "prompt_style must be \"alpaca\" for DPO" COMMAND ch05-02-train ${DPO} --prompt-style phi3)
+# A step that runs one task offers that task's settings only (Task::reads).
+llm_cli_test(ch07-07:no-prompt-style-flag 2 "Option 'prompt-style' does not exist" COMMAND ch07-07-dpo --prompt-style alpaca)
+llm_cli_test(ch06-04:no-pretraining-flags 2 "Option 'stride' does not exist" COMMAND ch06-04-finetune --stride 4)
+llm_cli_test(ch06-04:no-task-flag 2 "Option 'task' does not exist" COMMAND ch06-04-finetune --task classify)
+llm_cli_test(ch07-03:no-classifier-flags 2 "Option 'num-classes' does not exist" COMMAND ch07-03-finetune --num-classes 3)
+llm_cli_test(ch05-14:no-finetuning-flags 2 "Option 'lora-rank' does not exist" COMMAND ch05-14-other-llms --lora-rank 4)
 llm_cli_test(ch07-07:instruct-config 2 "this step tunes preferences with DPO: the run's task must be \"dpo\", got \"instruct\""
              COMMAND ch07-07-dpo --train-config ${CFG}/train-instruct-quick.json)
 llm_cli_test(ch07-04:zero-tokens 2 "--max-new-tokens must be positive, got 0" COMMAND ch07-04-responses --max-new-tokens 0)
 llm_cli_test(ch07-05:no-responses 1 "small.json': entry 0 has no \"model_response\""
-             COMMAND ch07-05-evaluate --responses ${INSTRUCTIONS}/small.json)
+             COMMAND ch07-05-evaluate --data ${INSTRUCTIONS}/small.json)
 llm_cli_test(ch07-05:bad-port 2 "--port must be 1..65535, got 70000" COMMAND ch07-05-evaluate --port 70000)

@@ -48,10 +48,10 @@ PY
   fail "ch06-04-finetune --save-state-dict"
 printf '%s\n' "free prize call now claim cash" "see you at dinner tonight love" "urgent txt win mobile" "ok lar" \
   >"$work/texts.txt"
-from_checkpoint="$("$bin/ch06-05-classify" --checkpoint "$work/saved/checkpoint.pt" --file "$work/texts.txt")" ||
+from_checkpoint="$("$bin/ch06-05-classify" --checkpoint "$work/saved/checkpoint.pt" --data "$work/texts.txt")" ||
   fail "ch06-05-classify --checkpoint"
 from_state_dict="$("$bin/ch06-05-classify" --load-state-dict "$work/review_classifier.pth" --config configs/tiny.json \
-  --max-length 32 --file "$work/texts.txt")" || fail "ch06-05-classify --load-state-dict"
+  --max-length 32 --data "$work/texts.txt")" || fail "ch06-05-classify --load-state-dict"
 [ "$from_checkpoint" = "$from_state_dict" ] || fail "checkpoint and state dict classify differently"
 "$python" - "$work/review_classifier.pth" "$work/texts.txt" "$from_checkpoint" <<'PY' || fail "PyTorch classifies differently"
 import json, sys

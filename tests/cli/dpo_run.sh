@@ -14,7 +14,7 @@ source "$(dirname "$0")/common.sh"
 require_data gpt2/encoder.json gpt2/vocab.bpe instruction-data-with-preference.json
 fresh_dir "$work"
 small=tests/cli/fixtures/preferences/small.json
-run=("$bin/ch07-07-dpo" --no-plot --overwrite --max-new-tokens 8)
+run=("$bin/ch07-07-dpo" --no-plot --overwrite --response-tokens 8)
 
 # The notebook's data without finetuned weights: the small model, said so, and the
 # notebook's lines (a whole epoch takes the PyTorch reference minutes; the replays
@@ -43,7 +43,7 @@ done
 
 # Stopped after 3 of 6 steps, then resumed: the same weights, losses and rewards.
 "${quick[@]}" --out-dir "$work/part" --max-steps 3 --save-state-dict "$work/part.pth" >/dev/null || fail "the first part"
-"$bin/ch07-07-dpo" --resume "$work/part/checkpoint.pt" --max-steps 0 --no-plot --max-new-tokens 8 \
+"$bin/ch07-07-dpo" --resume "$work/part/checkpoint.pt" --max-steps 0 --no-plot --response-tokens 8 \
   --save-outputs "$work/part.pt" >/dev/null || fail "--resume"
 "${quick[@]}" --out-dir "$work/whole" --save-outputs "$work/whole.pt" --save-state-dict "$work/sft.pth" >/dev/null ||
   fail "the uninterrupted run"
@@ -102,7 +102,7 @@ status=$?
 [ "$status" -eq 130 ] && grep -q "stopped by SIGINT (Ctrl-C) after step [0-9]*; continue with --resume" "$work/interrupted.err" ||
   fail "Ctrl-C: exit $status, $(cat "$work/interrupted.err")"
 "$bin/ch07-07-dpo" --resume "$work/interrupted/checkpoint.pt" --num-epochs 2 --max-steps 12 --no-plot \
-  --max-new-tokens 2 >"$work/resumed.log" || fail "resuming the interrupted run: $(tail -2 "$work/resumed.log")"
+  --response-tokens 2 >"$work/resumed.log" || fail "resuming the interrupted run: $(tail -2 "$work/resumed.log")"
 grep -q "^Resuming at step" "$work/resumed.log" || fail "no resume line: $(head -12 "$work/resumed.log")"
 
 echo "OK: the DPO bonus equals its notebook's PyTorch, a resumed run the uninterrupted one, and the reference is named"

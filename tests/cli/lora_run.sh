@@ -45,7 +45,7 @@ PY
 # Linear head, and classifies as the LoRA checkpoint does.
 printf '%s\n' "free prize call now claim cash" "see you at dinner tonight love" "urgent txt win mobile" "ok lar" \
   >"$work/texts.txt"
-from_checkpoint="$("$bin/ch06-05-classify" --checkpoint "$work/lora/checkpoint.pt" --file "$work/texts.txt")" ||
+from_checkpoint="$("$bin/ch06-05-classify" --checkpoint "$work/lora/checkpoint.pt" --data "$work/texts.txt")" ||
   fail "ch06-05-classify --checkpoint of the LoRA run"
 "$python" - "$work/merged.pth" "$work/lora.pt" "$work/texts.txt" "$from_checkpoint" <<'PY' || fail "the merged export"
 import json, sys

@@ -25,7 +25,7 @@ json.dump([{"instruction": f"Task {i}.", "input": "", "output": "x", "model_resp
            for i, r in enumerate(responses)], open(sys.argv[1], "w"), indent=4)
 PY
 # Two entries wait for --timeout (2 s) each; the rest answer at once: 60 s is ample.
-timeout 60 "$bin/ch07-05-evaluate" --responses "$work/responses.json" --port "$port" --host 127.0.0.1 --timeout 2 \
+timeout 60 "$bin/ch07-05-evaluate" --data "$work/responses.json" --port "$port" --host 127.0.0.1 --timeout 2 \
   >"$work/scores.log" 2>&1 || fail "ch07-05-evaluate exited $?: $(cat "$work/scores.log")"
 cat "$work/scores.log"
 grep -q "^Number of scores: 4 of 12$" "$work/scores.log" || fail "not 4 scores of 12"
@@ -56,7 +56,7 @@ answer="$("$bin/ch07-05-evaluate" --query "What do Llamas eat?" --port "$port" -
 import json, sys
 json.dump([{"instruction": "T.", "input": "", "output": "x", "model_response": "error"}], open(sys.argv[1], "w"))
 PY
-"$bin/ch07-05-evaluate" --responses "$work/error.json" --port "$port" --host 127.0.0.1 >"$work/error.log" 2>&1 &&
+"$bin/ch07-05-evaluate" --data "$work/error.json" --port "$port" --host 127.0.0.1 >"$work/error.log" 2>&1 &&
   fail "an Ollama error was not an error"
 grep -q "Ollama says: model 'llama3' not found" "$work/error.log" || fail "unclear error: $(cat "$work/error.log")"
 
@@ -66,7 +66,7 @@ grep -q "Ollama says: model 'llama3' not found" "$work/error.log" || fail "uncle
 import json, sys
 json.dump([{"instruction": "T.", "input": "", "output": "x", "model_response": "slow"}] * 3, open(sys.argv[1], "w"))
 PY
-"$bin/ch07-05-evaluate" --responses "$work/slow.json" --port "$port" --host 127.0.0.1 --timeout 60 \
+"$bin/ch07-05-evaluate" --data "$work/slow.json" --port "$port" --host 127.0.0.1 --timeout 60 \
   >"$work/stop.out" 2>"$work/stop.err" &
 pid=$!
 # A background job starts with SIGINT ignored, until the client installs its handler:
@@ -87,7 +87,7 @@ grep -q "stopped by SIGINT (Ctrl-C) after 0 of 3 entries$" "$work/stop.err" || f
 [ $waited -lt 3000 ] || fail "Ctrl-C took $waited ms to stop the wait"
 
 kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
-"$bin/ch07-05-evaluate" --responses "$work/responses.json" --port "$port" --host 127.0.0.1 >"$work/none.log" 2>&1 &&
+"$bin/ch07-05-evaluate" --data "$work/responses.json" --port "$port" --host 127.0.0.1 >"$work/none.log" 2>&1 &&
   fail "scoring with no server succeeded"
 [ "$(wc -l <"$work/none.log")" -eq 1 ] || fail "not one line: $(cat "$work/none.log")"
 grep -q "nothing listens on http://127.0.0.1:$port/api/chat" "$work/none.log" || fail "unclear: $(cat "$work/none.log")"

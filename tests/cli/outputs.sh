@@ -5,6 +5,7 @@
 #   in one line, the input kept byte for byte;
 # - a run folder holding a symbolic link (losses.png pointing at a user's file) is
 #   refused before training, the user's file kept;
+# - an output in a folder that is not there yet gets its folder before the work;
 # - a token with "$" signs (matplotlib's math) is drawn as text.
 #
 #   outputs.sh BIN_DIR TINY_CHECKPOINT WORK_DIR
@@ -42,7 +43,14 @@ refused run-folder-link "out_dir '$work/run': 'losses.png' is a symbolic link" \
 grep -q "^Ep 1" "$work/run-folder-link.out" && fail "the refused run trained"
 [ "$(cat "$work/precious.txt")" = "a user's file" ] || fail "the file behind the link was changed"
 
+"$bin/ch04-06-gpt-model" --config configs/tiny.json --save-state-dict "$work/new/nested/c.pth" \
+  >"$work/new-folder.log" 2>&1 || fail "--save-state-dict into a new folder: $(cat "$work/new-folder.log")"
+[ -s "$work/new/nested/c.pth" ] || fail "no state dict in the new folder"
+"$bin/ch02-03-train-bpe" --vocab-size 300 --out-dir "$work/bpe/nested" >"$work/bpe.log" 2>&1 ||
+  fail "--out-dir into a new folder: $(cat "$work/bpe.log")"
+[ -s "$work/bpe/nested/encoder.json" ] && [ -s "$work/bpe/nested/vocab.bpe" ] || fail "no vocabulary in the new folder"
+
 "$bin/ch03-07-attention-heads" --config configs/tiny-gqa.json --prompt 'It costs $$5, or $ 6 in $$.' \
   --png "$work/dollars.png" --layer 0 >"$work/dollars.log" 2>&1 || fail "--png with \$ signs: $(cat "$work/dollars.log")"
 [ -s "$work/dollars.png" ] || fail "no PNG drawn"
-echo "OK: inputs and linked files kept, outputs refused before the work, \$ drawn as text"
+echo "OK: inputs and linked files kept, outputs refused before the work, new folders made, \$ drawn as text"

@@ -2,21 +2,43 @@
 # one line naming it: flags, model configs, state dicts, checkpoints, unreadable files.
 get_property(chapters GLOBAL PROPERTY LLM_CHAPTERS)
 get_property(tools GLOBAL PROPERTY LLM_TOOLS)
+# One name per idea across every executable (kRenamedFlags): no --help lists an old
+# name or a flag twice, and an old name given points to the new one.
+add_test(NAME cli:flag-vocabulary
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/flag_vocabulary.sh ${PROJECT_SOURCE_DIR}/src/llm/cli/cli.h ${BIN} ${chapters} ${tools})
+set_tests_properties(cli:flag-vocabulary PROPERTIES LABELS "cli;robustness" TIMEOUT 300
+                     REQUIRED_FILES ${PROJECT_SOURCE_DIR}/src/llm/cli/cli.h)
 foreach(exe IN LISTS chapters tools)
   # --help names every flag's value (--seed N, not cxxopts' placeholder "arg") and
   # writes each default as it is typed (0.1, not 0.100000).
   llm_cli_test(${exe}:help 0 "Usage:" COMMAND ${exe} --help)
   set_tests_properties(cli:${exe}:help PROPERTIES FAIL_REGULAR_EXPRESSION "--[a-z0-9-]+ arg |[.][0-9]*00000\\)")
 endforeach()
+# The steps that draw nothing take no --seed, and those that put no tensor on a device
+# take no --device and no --threads (cli::CommonFlags): a flag a step would not use is
+# refused, not ignored.
+set(LLM_NO_SEED ch02-01-simple-tokenizer ch02-02-bpe-tokenizer ch02-03-train-bpe ch04-11-kv-memory ch07-01-data
+    ch07-05-evaluate)
+set(LLM_NO_DEVICE ${LLM_NO_SEED} ch02-04-data-sampling ch06-01-data ch06-02-loaders ch07-02-batching
+    ch07-06-preference-data)
 foreach(exe IN LISTS chapters)
   llm_cli_test(${exe}:unknown-flag 2 "Option 'bogus' does not exist" COMMAND ${exe} --bogus)
   llm_cli_test(${exe}:stray-argument 2 "unexpected argument 'stray'" COMMAND ${exe} stray)
-  llm_cli_test(${exe}:bad-seed 2 "--seed: 'abc' is not a valid value" COMMAND ${exe} --seed abc)
-  llm_cli_test(${exe}:bad-threads 2 "--threads: expected a positive number, got 0" COMMAND ${exe} --threads 0)
-  llm_cli_test(${exe}:too-many-threads 2 "--threads: at most the machine's [0-9]+ cores, got 10000" COMMAND ${exe} --threads 10000)
-  llm_cli_test(${exe}:bad-device 2 "--device: expected auto, cpu, cuda or cuda:N, got 'gpu'" COMMAND ${exe} --device gpu)
-  llm_cli_test(${exe}:absent-device 2 "--device cuda:99: (this LibTorch has no CUDA|there are [0-9]+ CUDA devices)"
-               COMMAND ${exe} --device cuda:99)
+  if(exe IN_LIST LLM_NO_SEED)
+    llm_cli_test(${exe}:no-seed-flag 2 "Option 'seed' does not exist" COMMAND ${exe} --seed 1)
+  else()
+    llm_cli_test(${exe}:bad-seed 2 "--seed: 'abc' is not a valid value" COMMAND ${exe} --seed abc)
+  endif()
+  if(exe IN_LIST LLM_NO_DEVICE)
+    llm_cli_test(${exe}:no-device-flag 2 "Option 'device' does not exist" COMMAND ${exe} --device cpu)
+    llm_cli_test(${exe}:no-threads-flag 2 "Option 'threads' does not exist" COMMAND ${exe} --threads 1)
+  else()
+    llm_cli_test(${exe}:bad-threads 2 "--threads: expected a positive number, got 0" COMMAND ${exe} --threads 0)
+    llm_cli_test(${exe}:too-many-threads 2 "--threads: at most the machine's [0-9]+ cores, got 10000" COMMAND ${exe} --threads 10000)
+    llm_cli_test(${exe}:bad-device 2 "--device: expected auto, cpu, cuda or cuda:N, got 'gpu'" COMMAND ${exe} --device gpu)
+    llm_cli_test(${exe}:absent-device 2 "--device cuda:99: (this LibTorch has no CUDA|there are [0-9]+ CUDA devices)"
+                 COMMAND ${exe} --device cuda:99)
+  endif()
   # Lessons 4.2, 6.2-6.3, 7.2-7.3, 7.8, the MLA, SWA and MoE steps, the memory estimators and the DPO data take no model config; 6.8 reads one only with
   # --load-state-dict.
   if(exe MATCHES "^ch0[4-9]-" AND NOT exe MATCHES "^(ch04-02-layer-norm|ch04-08-mla|ch04-09-sliding-window|ch04-10-moe|ch04-11-kv-memory|ch06-01-data|ch06-02-loaders|ch06-05-classify|ch07-01-data|ch07-02-batching|ch07-05-evaluate|ch07-06-preference-data)$")
@@ -24,14 +46,14 @@ foreach(exe IN LISTS chapters)
   endif()
   if(exe MATCHES "^ch02-")
     llm_cli_test(${exe}:missing-input 1 "no-such-file.txt': not found" NEEDS ${GPT2}
-                 COMMAND ${exe} --input no-such-file.txt)
-    llm_cli_test(${exe}:empty-input 1 "empty.txt': is empty" NEEDS ${GPT2} COMMAND ${exe} --input ${FIXTURES}/empty.txt)
+                 COMMAND ${exe} --data no-such-file.txt)
+    llm_cli_test(${exe}:empty-input 1 "empty.txt': is empty" NEEDS ${GPT2} COMMAND ${exe} --data ${FIXTURES}/empty.txt)
     llm_cli_test(${exe}:invalid-utf8 1 "invalid UTF-8 at byte 7 \\(line 2, column 2\\)" NEEDS ${GPT2}
-                 COMMAND ${exe} --input ${FIXTURES}/invalid-utf8.txt)
-    llm_cli_test(${exe}:binary-input 1 "invalid UTF-8 at byte" NEEDS ${GPT2} COMMAND ${exe} --input ${FIXTURES}/binary.bin)
-    llm_cli_test(${exe}:directory-input 1 "not a regular file" NEEDS ${GPT2} COMMAND ${exe} --input ${FIXTURES})
-    llm_cli_test(${exe}:save-outputs-no-folder 1 "no-such-dir/out.pt': folder 'no-such-dir' does not exist"
-                 NEEDS ${VERDICT} ${GPT2} COMMAND ${exe} --save-outputs no-such-dir/out.pt)
+                 COMMAND ${exe} --data ${FIXTURES}/invalid-utf8.txt)
+    llm_cli_test(${exe}:binary-input 1 "invalid UTF-8 at byte" NEEDS ${GPT2} COMMAND ${exe} --data ${FIXTURES}/binary.bin)
+    llm_cli_test(${exe}:directory-input 1 "not a regular file" NEEDS ${GPT2} COMMAND ${exe} --data ${FIXTURES})
+    llm_cli_test(${exe}:save-outputs-folder-is-a-file 1 "--save-outputs '.*empty.txt/out.pt': its folder '.*empty.txt' cannot be made"
+                 NEEDS ${VERDICT} ${GPT2} COMMAND ${exe} --save-outputs ${FIXTURES}/empty.txt/out.pt)
   endif()
 endforeach()
 
@@ -137,7 +159,7 @@ function(llm_unreadable_test name flag)
   set_tests_properties(cli:${name}:unreadable-file PROPERTIES
                        LABELS "cli;robustness" SKIP_RETURN_CODE 77)
 endfunction()
-llm_unreadable_test(ch02-01 --input COMMAND ch02-01-simple-tokenizer)
+llm_unreadable_test(ch02-01 --data COMMAND ch02-01-simple-tokenizer)
 llm_unreadable_test(ch04-06 --config NEEDS ${GPT2} COMMAND ch04-06-gpt-model)
 llm_unreadable_test(ch05-02 --resume NEEDS ${GPT2} COMMAND ch05-02-train)
 llm_unreadable_test(generate --checkpoint NEEDS ${GPT2} COMMAND generate --prompt Hello)
@@ -157,15 +179,15 @@ llm_cli_test(ch05-01:context-shorter-than-the-inputs 1
              NEEDS ${GPT2} COMMAND ch05-01-loss --config ${BADCFG}/context-length-1.json)
 # Attention sizes that cannot fit: a flag error naming them, not the allocator's.
 llm_cli_test(ch03-05:batch-beyond-memory 2
-             "--batch 1000000000, --context-length 6, --d-in 3, --d-out 2 and --num-heads 2: about .* of memory needed"
-             COMMAND ch03-05-multi-head-attention --batch 1000000000)
+             "--batch-size 1000000000, --context-length 6, --d-in 3, --d-out 2 and --num-heads 2: about .* of memory needed"
+             COMMAND ch03-05-multi-head-attention --batch-size 1000000000)
 # A text larger than a chapter-2 step can hold (a sparse file of 1 TB) is refused
 # before it is read.
 add_test(NAME cli:huge-input:write COMMAND truncate -s 1T ${RUNS}/huge.txt)
 set_tests_properties(cli:huge-input:write PROPERTIES LABELS cli FIXTURES_SETUP huge_input)
 foreach(exe ch02-01-simple-tokenizer ch02-02-bpe-tokenizer ch02-03-train-bpe ch02-04-data-sampling ch02-05-embeddings)
   llm_cli_test(${exe}:input-beyond-memory 1 "input '.*huge.txt' \\(1.1 TB\\), which this lesson step holds in memory about [0-9]+ times over: about .* of memory needed"
-               NEEDS ${GPT2} COMMAND ${exe} --input ${RUNS}/huge.txt)
+               NEEDS ${GPT2} COMMAND ${exe} --data ${RUNS}/huge.txt)
   set_tests_properties(cli:${exe}:input-beyond-memory PROPERTIES FIXTURES_REQUIRED huge_input)
 endforeach()
 
@@ -195,8 +217,8 @@ set_tests_properties(cli:ch07-01:data-nested-deep PROPERTIES FIXTURES_REQUIRED h
 
 # Outputs: checked before the work (hours of responses are not generated for a folder
 # that is not there), never an input, never through a symbolic link (outputs.sh).
-llm_cli_test(ch07-04:out-folder-missing 1 "file '/nonexistent-folder/responses.json': folder '/nonexistent-folder' does not exist"
-             COMMAND ch07-04-responses --out /nonexistent-folder/responses.json)
+llm_cli_test(ch07-04:out-folder-not-a-folder 1 "--out '.*empty.txt/responses.json': its folder '.*empty.txt' cannot be made"
+             COMMAND ch07-04-responses --out ${FIXTURES}/empty.txt/responses.json)
 add_test(NAME cli:outputs:never-an-input-or-a-link
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/outputs.sh ${BIN} ${TINY_CHECKPOINT} ${RUNS}/outputs
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

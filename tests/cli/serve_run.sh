@@ -43,7 +43,7 @@ timeout 120 "$python" tests/cli/serve_client.py "$port" limits || fail "the limi
 # are no numbers, which the lesson reports and leaves out, so the run ends with no score).
 "$python" -c 'import json, sys; json.dump([{"instruction": f"Name a color ({i}).", "input": "", "output": "Blue.",
   "model_response": "Red."} for i in range(3)], open(sys.argv[1], "w"))' "$work/responses.json"
-timeout 120 "$bin/ch07-05-evaluate" --responses "$work/responses.json" --host 127.0.0.1 --port "$port" \
+timeout 120 "$bin/ch07-05-evaluate" --data "$work/responses.json" --host 127.0.0.1 --port "$port" \
   --model untrained --timeout 60 >"$work/evaluate.log" 2>&1
 code=$?
 [ "$code" -eq 1 ] && grep -q "error: no entry of '$work/responses.json' got a score$" "$work/evaluate.log" ||

@@ -33,11 +33,11 @@ done
 out="$work/seed-123"
 grep -q "^Dataset: the $([ "$dataset" = sms ] && echo "SMS Spam Collection" || echo "SpamAssassin public mail corpus")" \
   "$out.log" || fail "the run does not say which dataset it used: $(head -1 "$out.log")"
-"$bin/ch06-02-loaders" --data-dir "$out" --save-outputs "$out/loaders.pt" >"$out/loaders.log" || fail "ch06-02-loaders"
+"$bin/ch06-02-loaders" --data "$out" --save-outputs "$out/loaders.pt" >"$out/loaders.log" || fail "ch06-02-loaders"
 grep -Eq "^Input batch dimensions: torch.Size\(\[8, [0-9]+\]\)$" "$out/loaders.log" || fail "no batch shape line"
 compare "$out/loaders.pt"
 # Exercise 6.2's padding to a fixed length (cutting the longer texts).
-"$bin/ch06-02-loaders" --data-dir "$out" --max-length 16 --save-outputs "$out/loaders-16.pt" >/dev/null ||
+"$bin/ch06-02-loaders" --data "$out" --max-length 16 --save-outputs "$out/loaders-16.pt" >/dev/null ||
   fail "ch06-02-loaders --max-length 16"
 compare "$out/loaders-16.pt"
 echo "OK: lessons 6.2-6.3 on $dataset equal the lesson's pandas and PyTorch"

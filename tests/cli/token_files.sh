@@ -3,7 +3,8 @@
 #   1. prepare on every core writes the same bytes as on one, in rounds of any size;
 #   2. training on token files gives the same losses as training on the same texts;
 #   3. random windows resume exactly: 4 steps, then 4 more, end as 8 in one go;
-#   4. a stopped prepare leaves no file, finished or temporary.
+#   4. a stopped prepare leaves no file, finished or temporary;
+#   and --val-fraction over two inputs says what it cut.
 #
 #   token_files.sh BIN_DIR WORK_DIR
 set -uo pipefail
@@ -14,8 +15,8 @@ fresh_dir "$dir"
 data="${LLM_DATA_DIR:-$(pwd)/data}"
 
 # 1. Two threads in 1 MB rounds, one thread in 64 MB rounds: the same file.
-"$bin/prepare" "$data/moby-dick.txt" -o "$dir/moby-1.bin" -j 1 --block-mb 64 >"$dir/p1.log" 2>&1 || fail "prepare -j 1: $(cat "$dir/p1.log")"
-"$bin/prepare" "$data/moby-dick.txt" -o "$dir/moby-2.bin" -j 2 --block-mb 1 >"$dir/p2.log" 2>&1 || fail "prepare -j 2: $(cat "$dir/p2.log")"
+"$bin/prepare" "$data/moby-dick.txt" -o "$dir/moby-1.bin" --threads 1 --block-mb 64 >"$dir/p1.log" 2>&1 || fail "prepare --threads 1: $(cat "$dir/p1.log")"
+"$bin/prepare" "$data/moby-dick.txt" -o "$dir/moby-2.bin" --threads 2 --block-mb 1 >"$dir/p2.log" 2>&1 || fail "prepare --threads 2: $(cat "$dir/p2.log")"
 cmp -s "$dir/moby-1.bin" "$dir/moby-2.bin" || fail "prepare on 2 threads wrote other bytes than on 1"
 grep -q "^Tokens: $dir/moby-2.bin (287096 tokens as uint16, 1 documents, 1.2 MB of text" "$dir/p2.log" ||
   fail "unexpected summary: $(cat "$dir/p2.log")"
@@ -23,8 +24,15 @@ echo "prepare: the same 287096 tokens on 1 and 2 threads"
 
 # 2. The-verdict trains, Moby Dick's first 3000 bytes validate: as texts, then as token files.
 head -c 3000 "$data/moby-dick.txt" >"$dir/val.txt"
-"$bin/prepare" "$data/the-verdict.txt" -o "$dir/verdict.bin" --val-input "$dir/val.txt" --val-out "$dir/val.bin" \
-  >"$dir/p3.log" 2>&1 || fail "prepare --val-input: $(cat "$dir/p3.log")"
+"$bin/prepare" "$data/the-verdict.txt" -o "$dir/verdict.bin" --val-data "$dir/val.txt" --val-out "$dir/val.bin" \
+  >"$dir/p3.log" 2>&1 || fail "prepare --val-data: $(cat "$dir/p3.log")"
+# --val-fraction on two inputs cuts them joined, and says where validation came from;
+# the closing hint trains a model that fits.
+"$bin/prepare" "$data/the-verdict.txt" "$dir/val.txt" -o "$dir/two.bin" --val-fraction 0.1 >"$dir/p4.log" 2>&1 ||
+  fail "prepare two inputs: $(cat "$dir/p4.log")"
+grep -q "^Note: --val-fraction cut the inputs joined in order" "$dir/p4.log" || fail "no note on the cut: $(cat "$dir/p4.log")"
+grep -q "^Train on it: ch05-02-train --data $dir/two.bin --val-data $dir/two.val.bin --config small.json" "$dir/p4.log" ||
+  fail "unexpected hint: $(cat "$dir/p4.log")"
 run=(--config configs/tiny.json --no-plot --progress never --max-steps 8 --eval-freq 2 --out-dir=)
 "$bin/ch05-02-train" "${run[@]}" --data "$data/the-verdict.txt" --val-data "$dir/val.txt" >"$dir/text.log" 2>&1 ||
   fail "training on text: $(tail -2 "$dir/text.log")"

@@ -16,7 +16,7 @@ void add_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults&
   if (d.heads) options.add_options("Sizes")("num-heads", "Attention heads", value(d.num_heads), "N");
   options.add_options("Sizes")("context-length", "Tokens per input (and the mask's size)", value(d.context_length),
                                "N")("dropout", "Dropout on the attention weights (training mode)", value(d.dropout),
-                                    "X")("batch", "Inputs per batch", value(d.batch), "N")(
+                                    "X")("batch-size", "Inputs per batch", value(d.batch), "N")(
       "qkv-bias", "Bias in the query, key and value projections", cxxopts::value<bool>()->default_value("false"),
       "BOOL");
 }
@@ -25,7 +25,7 @@ AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_
   const auto d_in = cli::positive_flag(args, "d-in"), d_out = cli::positive_flag(args, "d-out");
   const auto heads = one_head ? 1 : cli::positive_flag(args, "num-heads");
   const auto context = cli::positive_flag(args, "context-length");
-  const auto batch = cli::positive_flag(args, "batch");
+  const auto batch = cli::positive_flag(args, "batch-size");
   const auto dropout = args["dropout"].as<double>();
   if (!(dropout >= 0.0 && dropout < 1.0)) {
     throw cli::BadFlagValue(fmt::format("--dropout must be in [0, 1), got {}", dropout));
@@ -40,7 +40,7 @@ AttentionOptions attention_options(const cxxopts::ParseResult& args, bool split_
   const auto width = static_cast<double>(split_heads ? d_out : d_out * heads), h = static_cast<double>(heads);
   const double bytes = 4 * (4 * d * width + width * width + t * t + 4 * b * t * (d + width) + 4 * b * h * t * t);
   try {
-    check_fits_in_memory(bytes, fmt::format("--batch {}, --context-length {}, --d-in {}, --d-out {} and --num-heads {}",
+    check_fits_in_memory(bytes, fmt::format("--batch-size {}, --context-length {}, --d-in {}, --d-out {} and --num-heads {}",
                                             batch, context, d_in, d_out, heads));
   } catch (const Error& e) {
     throw cli::BadFlagValue(e.what());

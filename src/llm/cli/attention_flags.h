@@ -17,7 +17,7 @@ struct AttentionFlagDefaults {
   bool heads = true;
 };
 
-/// --d-in --d-out --num-heads (with defaults.heads) --context-length --dropout --batch
+/// --d-in --d-out --num-heads (with defaults.heads) --context-length --dropout --batch-size
 /// --qkv-bias
 void add_attention_flags(cxxopts::Options& options, const AttentionFlagDefaults& defaults = {});
 /// Those and --num-kv-groups, for grouped-query attention.

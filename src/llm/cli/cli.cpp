@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <new>
 #include <optional>
 #include <string_view>
@@ -28,6 +29,12 @@
 
 namespace llm::cli {
 namespace {
+
+// The common flags each program's options() added, by program name, for run().
+std::map<std::string, unsigned>& common_flags_of() {
+  static std::map<std::string, unsigned> common;
+  return common;
+}
 
 // An error message as the terminal shows it: it may echo outside bytes (a file's
 // text, a server's answer), so its length is bounded and control characters escaped.
@@ -48,24 +55,24 @@ std::optional<std::string> flag_value(const cxxopts::ParseResult& args, std::str
   }
 }
 
-// Whether `path` lies in a folder the program makes itself (--out-dir, --output-dir)
-// that is not there yet: such a file is checked when it is written.
-bool in_folder_to_make(const std::filesystem::path& path, const cxxopts::ParseResult& args) {
-  std::error_code none;
-  if (std::filesystem::is_directory(path.parent_path().empty() ? "." : path.parent_path(), none)) return false;
-  const auto file = path.lexically_normal();
-  for (const auto flag : {"out-dir", "output-dir"}) {
-    const auto folder = flag_value(args, flag);
-    if (!folder || folder->empty()) continue;
-    const auto made = std::filesystem::path(*folder).lexically_normal();
-    if (std::mismatch(made.begin(), made.end(), file.begin(), file.end()).first == made.end()) return true;
+// The folder that `path`, an output a flag names, goes into, made now when it is not
+// there: a step whose output folder is missing makes it before its work, as --out-dir
+// does, rather than failing after it.
+void make_folder_of(const std::filesystem::path& path, std::string_view flag) {
+  const auto folder = path.parent_path();
+  std::error_code error;
+  if (folder.empty() || std::filesystem::is_directory(folder, error)) return;
+  std::filesystem::create_directories(folder, error);
+  if (error) {
+    throw Error(fmt::format("--{} '{}': its folder '{}' cannot be made ({})", flag, path.string(), folder.string(),
+                            error.message()));
   }
-  return false;
 }
 
 // Every output file a flag names (given, or its default) checked before the work
-// starts: its folder takes files, it is no symlink or device, and it is no file that
-// another flag names, such as --checkpoint or --config (check_output_file).
+// starts: its folder is made if need be and takes files, it is no symlink or device,
+// and it is no file that another flag names, such as --checkpoint or --config
+// (check_output_file).
 void check_output_flags(const cxxopts::ParseResult& args) {
   const auto is_output = [](const std::string& key) {
     return std::find(kOutputFlags.begin(), kOutputFlags.end(), key) != kOutputFlags.end();
@@ -76,7 +83,8 @@ void check_output_flags(const cxxopts::ParseResult& args) {
   }
   for (const auto flag : kOutputFlags) {
     const auto path = flag_value(args, flag);
-    if (!path || in_folder_to_make(*path, args)) continue;
+    if (!path) continue;
+    make_folder_of(*path, flag);
     try {
       check_output_file(*path, inputs);
     } catch (const Error& e) {
@@ -86,11 +94,18 @@ void check_output_flags(const cxxopts::ParseResult& args) {
 }
 
 // cxxopts's message in plain quotes. A value that fails to parse is named with its
-// flag, which cxxopts leaves out.
+// flag, which cxxopts leaves out; a flag's old name points to its new one.
 std::string flag_error(const cxxopts::exceptions::exception& e, int argc, char** argv) {
   std::string message = e.what();
   for (const std::string curly : {"\u2018", "\u2019"}) {
     for (size_t at; (at = message.find(curly)) != std::string::npos;) message.replace(at, curly.size(), "'");
+  }
+  if (dynamic_cast<const cxxopts::exceptions::no_such_option*>(&e) != nullptr) {
+    const size_t open = message.find('\'');
+    const std::string_view name = std::string_view(message).substr(open + 1, message.rfind('\'') - open - 1);
+    for (const auto& renamed : kRenamedFlags) {
+      if (name == renamed.old_name) return fmt::format("--{} is now --{}", renamed.old_name, renamed.name);
+    }
   }
   if (dynamic_cast<const cxxopts::exceptions::incorrect_argument_type*>(&e) != nullptr) {
     const size_t open = message.find('\'');
@@ -144,22 +159,33 @@ std::optional<std::string> out_of_memory_message(const std::string& what) {
 
 }  // namespace
 
-cxxopts::Options options(const std::string& program, const std::string& description, bool tensor_flags) {
+cxxopts::Options options(const std::string& program, const std::string& description, unsigned common) {
+  common_flags_of()[program] = common;
   cxxopts::Options opts(program, description);
-  opts.add_options()("h,help", "Print this help and exit")(
-      "threads",
-      "LibTorch's intra-op threads, for element-wise ops and softmax; matrix products run on the BLAS's own "
-      "threads (all cores, or OPENBLAS_NUM_THREADS). More than 1 spin-waits against the BLAS's threads and made "
-      "training slower on every machine measured (docs/benchmarks.md)",
-      cxxopts::value<int>()->default_value("1"), "N");
-  if (!tensor_flags) return opts;
-  opts.add_options()("seed", "Seed of LibTorch's global generator (torch.manual_seed)",
-                     cxxopts::value<uint64_t>()->default_value("123"), "N")(
-      "save-outputs", "Write the inputs and outputs shown to FILE, a torch.save archive (load with torch.load)",
-      cxxopts::value<std::string>(), "FILE")(
-      "device", "Where the models and tensors live: auto (CUDA when this LibTorch has it and sees a GPU), cpu, "
-      "cuda or cuda:N",
-      cxxopts::value<std::string>()->default_value("auto"), "DEVICE");
+  opts.add_options()("h,help", "Print this help and exit");
+  if ((common & kThreadsFlag) != 0) {
+    opts.add_options()(
+        "threads",
+        "LibTorch's intra-op threads, for element-wise ops and softmax; matrix products run on the BLAS's own "
+        "threads (all cores, or OPENBLAS_NUM_THREADS). More than 1 spin-waits against the BLAS's threads and made "
+        "training slower on every machine measured (docs/benchmarks.md)",
+        cxxopts::value<int>()->default_value("1"), "N");
+  }
+  if ((common & kSeedFlag) != 0) {
+    opts.add_options()("seed", "Seed of LibTorch's global generator (torch.manual_seed)",
+                       cxxopts::value<uint64_t>()->default_value("123"), "N");
+  }
+  if ((common & kSaveOutputsFlag) != 0) {
+    opts.add_options()("save-outputs",
+                       "Write the inputs and outputs shown to FILE, a torch.save archive (load with torch.load)",
+                       cxxopts::value<std::string>(), "FILE");
+  }
+  if ((common & kDeviceFlag) != 0) {
+    opts.add_options()("device",
+                       "Where the models and tensors live: auto (CUDA when this LibTorch has it and sees a GPU), cpu, "
+                       "cuda or cuda:N",
+                       cxxopts::value<std::string>()->default_value("auto"), "DEVICE");
+  }
   return opts;
 }
 
@@ -188,6 +214,19 @@ c10::Device device(const cxxopts::ParseResult& args) {
 
 uint64_t seed(const cxxopts::ParseResult& args) { return args["seed"].as<uint64_t>(); }
 
+std::filesystem::path config_flag(const cxxopts::ParseResult& args, const char* flag) {
+  const auto given = args[flag].as<std::string>();
+  auto path = find_config(given);
+  if (path != std::filesystem::path(given)) spdlog::info("--{} {}: not in this folder; using {}", flag, given, path.string());
+  return path;
+}
+
+std::filesystem::path out_dir(const cxxopts::ParseResult& args) {
+  const std::filesystem::path dir = args["out-dir"].as<std::string>();
+  make_folder_of(dir / "file", "out-dir");
+  return dir;
+}
+
 int64_t positive_flag(const cxxopts::ParseResult& args, const char* flag) {
   const auto value = args[flag].as<int64_t>();
   if (value < 1) throw BadFlagValue(fmt::format("--{} must be positive, got {}", flag, value));
@@ -206,9 +245,10 @@ std::string choice_flag(const cxxopts::ParseResult& args, const char* flag,
   throw BadFlagValue(fmt::format("--{} must be {}, got '{}'", flag, listed, value));
 }
 
-bool progress_flag(const cxxopts::ParseResult& args) {
+ProgressMode progress_flag(const cxxopts::ParseResult& args) {
   const auto when = choice_flag(args, "progress", {"auto", "always", "never"});
-  return when == "always" || (when == "auto" && ProgressLine::stderr_is_terminal());
+  if (when == "never") return ProgressMode::kOff;
+  return when == "always" || ProgressLine::stderr_is_terminal() ? ProgressMode::kLive : ProgressMode::kLog;
 }
 
 std::string read_input_text(const std::string& path, double bytes_per_text_byte) {
@@ -222,28 +262,28 @@ std::string read_input_text(const std::string& path, double bytes_per_text_byte)
   return read_text_file(path);  // it names a missing or unreadable file
 }
 
-// What every program does before its work: the threads (no more than the cores; more
-// only wait on each other), the device, the seed, and the outputs checked.
-void set_up(const cxxopts::ParseResult& args) {
-  keep_freed_memory();
-  bound_kernel_cache();
+// LibTorch's intra-op threads of --threads: no more than the cores (more only wait on
+// each other).
+void set_threads(const cxxopts::ParseResult& args) {
   const int threads = args["threads"].as<int>();
   if (threads < 1) {
     throw cxxopts::exceptions::exception(fmt::format("--threads: expected a positive number, got {}", threads));
   }
   const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
   if (threads > cores) {
-    throw cxxopts::exceptions::exception(
-        fmt::format("--threads: at most the machine's {} cores, got {}", cores, threads));
+    throw cxxopts::exceptions::exception(fmt::format("--threads: at most the machine's {} cores, got {}", cores, threads));
   }
   torch::set_num_threads(threads);
-  // Both have defaults: a program that has them finds them given or among the defaults.
-  const auto defaults = args.defaults();
-  if (std::any_of(defaults.begin(), defaults.end(), [](const auto& kv) { return kv.key() == "seed"; }) ||
-      args.count("seed") != 0) {
-    device(args);  // a bad --device is a flag error before anything runs
-    torch::manual_seed(seed(args));
-  }
+}
+
+// What every program does before its work: the common flags it has (`common`:
+// --threads, --device, --seed) applied, and its outputs checked.
+void set_up(const cxxopts::ParseResult& args, unsigned common) {
+  keep_freed_memory();
+  bound_kernel_cache();
+  if ((common & kThreadsFlag) != 0) set_threads(args);
+  if ((common & kDeviceFlag) != 0) device(args);  // a bad --device is a flag error before anything runs
+  if ((common & kSeedFlag) != 0) torch::manual_seed(seed(args));
   check_output_flags(args);
 }
 
@@ -272,7 +312,8 @@ int run(cxxopts::Options& options, int argc, char** argv,
     return kOk;
   }
   try {
-    set_up(args);
+    const auto common = common_flags_of().find(program);
+    set_up(args, common != common_flags_of().end() ? common->second : 0U);
     body(args);
     return kOk;
   } catch (const cxxopts::exceptions::exception& e) {

@@ -3,23 +3,57 @@
 #include <c10/core/Device.h>
 #include <cxxopts.hpp>
 
+#include <array>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 
 #include "llm/util/error.h"
+#include "llm/util/progress.h"
 
 namespace llm::cli {
 
 /// Exit codes of every executable.
 enum Exit : int { kOk = 0, kFailed = 1, kBadFlags = 2 };
 
-/// Options with the flags every executable has, --help and --threads, and those of
-/// the programs that compute with tensors, --seed, --save-outputs and --device
-/// (`tensor_flags`; prepare, which only tokenizes, has none of them).
-cxxopts::Options options(const std::string& program, const std::string& description, bool tensor_flags = true);
+/// A flag's old name and the one every executable now uses for the same idea.
+struct RenamedFlag {
+  std::string_view old_name;
+  std::string_view name;
+};
+
+/// The project's one vocabulary of flags, kept here: each idea has one name across the
+/// executables (an output folder is --out-dir, what a step reads is --data, ...). An
+/// old name given is refused with a pointer to its new one, exit 2; no executable
+/// defines one (tests/cli/flag_vocabulary.sh walks every --help).
+inline constexpr std::array<RenamedFlag, 9> kRenamedFlags = {{
+    {"output-dir", "out-dir"},
+    {"input", "data"},
+    {"val-input", "val-data"},
+    {"data-dir", "data"},
+    {"file", "data"},
+    {"responses", "data"},
+    {"batch", "batch-size"},
+    {"sample-tokens", "max-new-tokens"},
+    {"jobs", "threads"},
+}};
+
+/// The common flags a program takes besides --help: only those it uses, so that no
+/// flag is accepted and ignored.
+enum CommonFlags : unsigned {
+  kThreadsFlag = 1U << 0,      // --threads: LibTorch's intra-op threads
+  kSeedFlag = 1U << 1,         // --seed: LibTorch's global generator
+  kDeviceFlag = 1U << 2,       // --device: where the tensors live
+  kSaveOutputsFlag = 1U << 3,  // --save-outputs: what it shows, as a torch.save archive
+  kTensorFlags = kThreadsFlag | kSeedFlag | kDeviceFlag | kSaveOutputsFlag,  // a step that computes with tensors
+};
+
+/// Options with --help and the `common` flags (a tokenizer that draws nothing has only
+/// --save-outputs; prepare has none).
+cxxopts::Options options(const std::string& program, const std::string& description, unsigned common = kTensorFlags);
 
 /// A flag's value that cannot be used (--batch-size 0, --dist-timeout 0): an
 /// llm::Error that run() reports as a flag error, exit 2.
@@ -35,6 +69,14 @@ c10::Device device(const cxxopts::ParseResult& args);
 /// The seed of --seed.
 uint64_t seed(const cxxopts::ParseResult& args);
 
+/// The config file a flag names (--config, --train-config), found as find_config finds
+/// it: here, else in the installed project's folders, saying so on stderr.
+std::filesystem::path config_flag(const cxxopts::ParseResult& args, const char* flag);
+
+/// The folder of --out-dir, made now with its parents, so that a step's results have
+/// their place before its work starts; an llm::Error naming it when it cannot be made.
+std::filesystem::path out_dir(const cxxopts::ParseResult& args);
+
 /// The value of a whole-number flag that must be at least 1; a cli::BadFlagValue
 /// naming the flag ("--batch must be positive, got 0") when it is not.
 int64_t positive_flag(const cxxopts::ParseResult& args, const char* flag);
@@ -45,9 +87,10 @@ int64_t positive_flag(const cxxopts::ParseResult& args, const char* flag);
 std::string choice_flag(const cxxopts::ParseResult& args, const char* flag,
                         std::initializer_list<std::string_view> choices);
 
-/// Whether --progress (auto, always or never) asks for a live line on stderr: always,
-/// or auto when stderr is a terminal.
-bool progress_flag(const cxxopts::ParseResult& args);
+/// How --progress (auto, always or never) shows progress: always a live line on
+/// stderr; never none; auto a live line when stderr is a terminal, else a line on
+/// stdout every few seconds (ProgressLine).
+ProgressMode progress_flag(const cxxopts::ParseResult& args);
 
 /// The UTF-8 text file a lesson step reads whole (read_text_file), refused up front
 /// with an llm::Error naming it when the step, which keeps about

@@ -29,7 +29,7 @@ void add_model_flags(cxxopts::Options& options, const std::string& default_confi
 }
 
 ModelConfig model_config_from_flags(const cxxopts::ParseResult& args) {
-  return ModelConfig::load(args["config"].as<std::string>());
+  return ModelConfig::load(cli::config_flag(args, "config"));
 }
 
 GPTConfig config_from_flags(const cxxopts::ParseResult& args) {

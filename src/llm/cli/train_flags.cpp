@@ -15,6 +15,7 @@
 #include "llm/cli/model_flags.h"
 #include "llm/train/checkpoint.h"
 #include "llm/train/run_folder.h"
+#include "llm/train/task.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 
@@ -73,10 +74,12 @@ std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::Pa
   return config;
 }
 
-void add_train_flags(cxxopts::Options& options) {
+void add_train_flags(cxxopts::Options& options, std::string_view task) {
   auto adder = options.add_options("Training");
+  const auto runs = task.empty() ? nullptr : make_task(task);
   for (const auto& setting : train_settings()) {
     if (setting.key == "seed") continue;  // every executable's --seed
+    if (runs && (setting.key == "task" || !runs->reads(setting.key))) continue;
     const auto name = flag_name(setting.key), help = std::string(setting.help);
     std::visit(
         [&](auto member) {
@@ -117,7 +120,7 @@ void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args) {
   }
 }
 
-void add_run_flags(cxxopts::Options& options, const std::string& default_train_config) {
+void add_run_flags(cxxopts::Options& options, const std::string& default_train_config, std::string_view task) {
   options.add_options("Run")("train-config", "Run settings (JSON); flags override them",
                              cxxopts::value<std::string>()->default_value(config_file(default_train_config)), "FILE")(
       "resume", "Continue the run saved in this checkpoint (its settings, changed by the flags given)",
@@ -125,7 +128,7 @@ void add_run_flags(cxxopts::Options& options, const std::string& default_train_c
       "load-state-dict", "Start a new run from these weights: a state dict, or lesson 5.4's model_and_optimizer.pth "
       "(then with its AdamW state too)", cxxopts::value<std::string>(), "FILE")(
       "overwrite", "Replace a checkpoint that out_dir already holds from another run (else the run is refused)");
-  add_train_flags(options);
+  add_train_flags(options, task);
   add_distributed_flags(options);
 }
 
@@ -141,7 +144,7 @@ TrainingRun new_run(const cxxopts::ParseResult& args, const std::string& untrain
   TrainingRun run;
   const bool untrained = !untrained_config.empty() && args.count("train-config") == 0 &&
                          args.count("load-state-dict") == 0;
-  run.config = load_train_config(untrained ? config_file(untrained_config).string() : args["train-config"].as<std::string>());
+  run.config = load_train_config(untrained ? config_file(untrained_config) : cli::config_flag(args, "train-config"));
   apply_train_flags(run.config, args);
   run.model_config = ModelConfig::load(model_config_path(run.config));
   if (args.count("load-state-dict") != 0) {

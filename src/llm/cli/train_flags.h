@@ -16,8 +16,9 @@
 namespace llm {
 
 /// One flag per run setting, in the group "Training": --data, --num-epochs, ... (the
-/// seed is every executable's --seed).
-void add_train_flags(cxxopts::Options& options);
+/// seed is every executable's --seed). A step that runs one `task` (its name) offers
+/// that task's settings only (Task::reads), and no --task; an empty name offers all.
+void add_train_flags(cxxopts::Options& options, std::string_view task = {});
 
 /// Sets each run setting whose flag was given, and validates the result when any was.
 void apply_train_flags(TrainConfig& config, const cxxopts::ParseResult& args);
@@ -31,8 +32,9 @@ void add_distributed_flags(cxxopts::Options& options);
 std::optional<DistributedConfig> distributed_config_from_flags(const cxxopts::ParseResult& args);
 
 /// --train-config FILE, --resume FILE and --load-state-dict FILE, plus one flag per run
-/// setting.
-void add_run_flags(cxxopts::Options& options, const std::string& default_train_config = "train-lesson.json");
+/// setting (add_train_flags, for `task`).
+void add_run_flags(cxxopts::Options& options, const std::string& default_train_config = "train-lesson.json",
+                   std::string_view task = {});
 
 /// The run the flags ask for, its settings validated: a new run from --train-config
 /// and the flags, or with --resume the checkpoint's run continued, its settings

@@ -25,7 +25,7 @@ void print_finetuned_model(const Trainer& trainer, const TrainingRun& run, const
                            const std::string& trainable) {
   const auto& config = trainer.config();
   if (run.initial_weights_path.empty() && run.checkpoint_path.empty()) {
-    fmt::print("Weights: none: an untrained GPT, random weights of seed {} (--load-state-dict takes GPT-2's: "
+    fmt::print("Weights: none: an untrained GPT, random weights of --seed {} (--load-state-dict takes GPT-2's: "
                "scripts/download-gpt2.sh {})\n",
                config.seed, gpt2_size);
   } else {
@@ -84,9 +84,9 @@ TrainHooks lesson_hooks(ProgressLine& progress, const Trainer& trainer, const Tr
     }
     std::fflush(stdout);
   };
-  hooks.on_sample = [&progress](int64_t, const std::string& sample) {
+  hooks.on_sample = [&progress](int64_t epoch, const std::string& sample) {
     progress.clear();
-    fmt::print("{}\n", one_line(sample));
+    fmt::print("Ep {} sample: {}\n", epoch, one_line(sample));
     std::fflush(stdout);
   };
   hooks.on_accuracy = [&progress](const AccuracyRecord& r) {
@@ -111,6 +111,18 @@ Stopped stopped_run(const Trainer& trainer) {
                         : std::string("nothing saved (out_dir is empty)");
   return Stopped(fmt::format("stopped by {} after step {}; {}", StopOnSignal::signal_name(), step, next),
                  128 + signal);
+}
+
+// How a run that --max-steps ended before its last epoch says so, and how to go on.
+void report_max_steps(const Trainer& trainer) {
+  const auto& config = trainer.config();
+  const int64_t all = trainer.steps_per_epoch() * config.num_epochs;
+  if (trainer.progress().step >= all) return;  // every epoch ran
+  const auto next = trainer.folder().writes()
+                        ? fmt::format("continue with --resume {} and a larger --max-steps (0: every epoch)",
+                                      trainer.checkpoint_path().string())
+                        : std::string("nothing saved (out_dir is empty)");
+  fmt::print("Stopped at step {} of {} (--max-steps {}); {}\n", trainer.progress().step, all, config.max_steps, next);
 }
 
 // The run's tokenizer (config.tokenizer), whose ids must all be rows of the model's
@@ -143,7 +155,7 @@ void write_outputs(const cxxopts::ParseResult& args, const TrainingStep& step, T
 std::string percent(double share) { return fmt::format("{:.2f}%", share * 100); }
 
 void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& step) {
-  const bool progress_asked = cli::progress_flag(args);
+  const auto progress_mode = cli::progress_flag(args);
   const auto run = training_run_from_flags(args, step.untrained_config);  // every flag checked before the data loads
   require_task(run, *step.task);
   if (step.check) step.check(run);
@@ -161,7 +173,7 @@ void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& ste
   if (step.before_training && trainer->progress().step == 0) before = step.before_training(*trainer);
 
   const StopOnSignal stop;
-  ProgressLine progress(progress_asked && trainer->is_main());
+  ProgressLine progress(trainer->is_main() ? progress_mode : ProgressMode::kOff);
   const auto hooks = lesson_hooks(progress, *trainer, step);
   TrainOutcome outcome;
   outcome.first_step = trainer->progress().step;
@@ -169,6 +181,7 @@ void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& ste
   outcome.end = trainer->train(hooks);
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   progress.clear();
+  if (outcome.end == TrainEnd::kMaxSteps) report_max_steps(*trainer);
   if (step.after_training) step.after_training(*trainer, outcome);
   if (trainer->is_main()) write_outputs(args, step, *trainer, before);
   if (outcome.end == TrainEnd::kStopped) throw stopped_run(*trainer);
@@ -176,15 +189,20 @@ void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& ste
 
 void print_run_plan(const Trainer& trainer) {
   const auto& config = trainer.config();
-  fmt::print("Run: {} epochs of {} steps, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
-             trainer.steps_per_epoch(), config.batch_size, config.lr, config.weight_decay, config.seed);
+  const bool cut = trainer.total_steps() < trainer.steps_per_epoch() * config.num_epochs;
+  fmt::print("Run: {} epochs of {} steps{}, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
+             trainer.steps_per_epoch(), cut ? fmt::format(", stopping at step {} (--max-steps)", config.max_steps) : "",
+             config.batch_size, config.lr, config.weight_decay, config.seed);
   if (const auto& group = trainer.group()) {
     fmt::print("Data-parallel: world size {} (c10d, Gloo); each rank reads its share of every epoch, batch {} "
                "per rank\n",
                group->world_size(), config.batch_size);
   }
   const auto& progress = trainer.progress();
-  if (progress.step > 0) fmt::print("Resuming at step {} ({} tokens seen)\n", progress.step, progress.tokens_seen);
+  if (progress.step > 0) {
+    const bool examples = trainer.task().seen_unit() == "ex";  // a classifier counts texts
+    fmt::print("Resuming at step {} ({} {} seen)\n", progress.step, progress.tokens_seen, examples ? "examples" : "tokens");
+  }
 }
 
 void report_run_folder(const cxxopts::ParseResult& args, const Trainer& trainer) {

@@ -76,8 +76,9 @@ void print_finetuned_model(const Trainer& trainer, const TrainingRun& run, const
 /// into them (merged_state_dict); prints "<label> FILE".
 void save_finetuned_state_dict(const cxxopts::ParseResult& args, const Trainer& trainer, const std::string& label);
 
-/// A pretraining run's plan: "Run: N epochs of M steps, batch, lr, weight decay,
-/// seed", the data-parallel world when there is one, and where a resumed run resumes.
+/// A run's plan: "Run: N epochs of M steps, batch, lr, weight decay, seed" (and where
+/// --max-steps stops it), the data-parallel world when there is one, and where a
+/// resumed run resumes.
 void print_run_plan(const Trainer& trainer);
 
 /// A pretraining run's folder, when it writes one: prints its checkpoint and metrics

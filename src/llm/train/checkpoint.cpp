@@ -11,6 +11,7 @@
 #include "llm/train/adamw.h"
 #include "llm/util/error.h"
 #include "llm/util/files.h"
+#include "llm/util/json.h"
 #include "llm/util/show.h"
 
 namespace llm {
@@ -269,7 +270,14 @@ ModelConfig checkpoint_model_config(const NamedTensors& checkpoint, const std::s
 }
 
 TrainConfig checkpoint_train_config(const NamedTensors& checkpoint, const std::string& source) {
-  return parse_train_config(json_entry(checkpoint, "config/train", source), source + ": config/train");
+  const auto what = source + ": config/train";
+  auto settings = parse_json_object(json_entry(checkpoint, "config/train", source), "training config", what);
+  // A checkpoint keeps the settings under the names they had when it was written.
+  if (settings.contains("sample_tokens") && !settings.contains("max_new_tokens")) {
+    settings["max_new_tokens"] = std::move(settings["sample_tokens"]);
+    settings.erase("sample_tokens");
+  }
+  return train_config_from_json(settings, what);
 }
 
 NamedTensors checkpoint_weights(const NamedTensors& checkpoint) { return with_prefix_removed(checkpoint, "model/"); }

@@ -49,6 +49,11 @@ class ClassifyTask final : public FinetuneTask {
   const DataLoader& test_loader() const { return *test_loader_; }
   int64_t max_length() const { return max_length_; }
 
+ protected:
+  std::vector<std::string_view> own_settings() const override {
+    return {"num_classes", "trainable", "class_token", "max_length", "lora_rank", "lora_alpha"};
+  }
+
  private:
   ClassToken token_ = ClassToken::kLast;
   int64_t max_length_ = 0;

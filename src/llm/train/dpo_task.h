@@ -46,6 +46,11 @@ class DpoTask final : public FinetuneTask {
   LanguageModelImpl& reference() const { return *reference_.ptr(); }
   const std::string& reference_source() const { return reference_source_; }
 
+ protected:
+  std::vector<std::string_view> own_settings() const override {
+    return {"mask_instructions", "beta", "reference", "max_new_tokens", "lora_rank", "lora_alpha"};
+  }
+
  private:
   PreferenceSplits entries_;
   double beta_ = 0.1;

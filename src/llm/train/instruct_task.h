@@ -34,6 +34,11 @@ class InstructTask final : public FinetuneTask {
   const InstructionSplits& entries() const { return entries_; }
   PromptStyle style() const { return style_; }
 
+ protected:
+  std::vector<std::string_view> own_settings() const override {
+    return {"prompt_style", "mask_instructions", "max_new_tokens", "lora_rank", "lora_alpha"};
+  }
+
  private:
   InstructionSplits entries_;
   PromptStyle style_ = PromptStyle::kAlpaca;

@@ -67,7 +67,7 @@ PretrainData split_token_file(const std::filesystem::path& path, const BpeTokeni
     const auto val_path = data_path(config.val_data);
     if (!is_token_file(val_path)) {
       throw Error(fmt::format("val_data '{}': not a token file; with a token file as data, expected another one "
-                              "(prepare --val-fraction or --val-input writes it)",
+                              "(prepare --val-fraction or --val-data writes it)",
                               val_path.string()));
     }
     val_file = open_token_file(val_path, tokenizer);

@@ -45,6 +45,11 @@ class PretrainTask final : public Task {
   int64_t train_tokens() const { return data_.train_tokens; }
   int64_t val_tokens() const { return data_.val_tokens; }
 
+ protected:
+  std::vector<std::string_view> own_settings() const override {
+    return {"val_data", "train_ratio", "stride", "sampling", "start_context", "max_new_tokens"};
+  }
+
  private:
   PretrainData data_;
 };

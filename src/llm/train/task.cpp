@@ -80,6 +80,16 @@ void freeze_and_add_lora(LanguageModelImpl& model, const TrainConfig& config) {
   add_lora(model, config.lora_rank, config.lora_alpha);
 }
 
+bool Task::reads(std::string_view setting) const {
+  const auto lists = [&setting](const Task& task) {
+    const auto own = task.own_settings();
+    return std::find(own.begin(), own.end(), setting) != own.end();
+  };
+  if (lists(*this)) return true;
+  const auto& names = task_names();
+  return std::none_of(names.begin(), names.end(), [&](std::string_view name) { return lists(*make_task(name)); });
+}
+
 void FinetuneTask::check_config(const TrainConfig& config, std::string_view source) const {
   if (config.random_windows()) {
     throw Error(fmt::format("{}: sampling must be \"sliding\" unless pretraining, got \"{}\"", source,

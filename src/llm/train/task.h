@@ -47,6 +47,11 @@ class Task {
 
   /// An llm::Error naming `source` and the key of a setting this task cannot use.
   virtual void check_config(const TrainConfig& /*config*/, std::string_view /*source*/) const {}
+  /// Whether this task reads `setting`, a key of train_settings(): a setting that no
+  /// task lists in own_settings() is every task's (data, batch_size, lr, ...); the
+  /// others are read by the tasks that list them. A step that runs one task offers
+  /// flags for its settings only.
+  bool reads(std::string_view setting) const;
 
   /// Reads config.data for a model of `context_length` tokens: the split the trainer
   /// draws from, and what else the task keeps (a test split, the padded length).
@@ -94,6 +99,9 @@ class Task {
   virtual void end_epoch(Trainer& trainer, const TrainHooks& hooks) const = 0;
 
  protected:
+  /// The settings this task reads that not every task does (val_data, num_classes, beta).
+  virtual std::vector<std::string_view> own_settings() const = 0;
+
   TrainValSplit split_;
 };
 

@@ -37,7 +37,7 @@ const std::vector<ConfigField<TrainConfig>>& train_settings() {
       {"eval_freq", &TrainConfig::eval_freq, "Evaluate every this many optimizer steps"},
       {"eval_iter", &TrainConfig::eval_iter, "Batches per split in each evaluation"},
       {"start_context", &TrainConfig::start_context, "Text continued after each epoch"},
-      {"sample_tokens", &TrainConfig::sample_tokens, "Tokens generated after each epoch"},
+      {"max_new_tokens", &TrainConfig::max_new_tokens, "Tokens generated after each epoch"},
       {"warmup_steps", &TrainConfig::warmup_steps, "Linear warmup steps"},
       {"initial_lr", &TrainConfig::initial_lr, "Learning rate at the start of the warmup"},
       {"lr_schedule", &TrainConfig::lr_schedule, "constant or cosine (decay to min_lr after warmup)"},
@@ -86,7 +86,7 @@ void TrainConfig::validate(std::string_view source) const {
   if (eval_freq <= 0) fail("eval_freq", "positive", eval_freq);
   if (eval_iter <= 0) fail("eval_iter", "positive", eval_iter);
   if (start_context.empty()) fail("start_context", "some text", "\"\"");
-  if (sample_tokens < 0) fail("sample_tokens", ">= 0", sample_tokens);
+  if (max_new_tokens < 0) fail("max_new_tokens", ">= 0", max_new_tokens);
   if (warmup_steps < 0) fail("warmup_steps", ">= 0", warmup_steps);
   if (!(initial_lr >= 0.0 && initial_lr <= lr)) fail("initial_lr", fmt::format("in [0, lr = {}]", lr), initial_lr);
   if (lr_schedule != "constant" && lr_schedule != "cosine") {
@@ -121,11 +121,19 @@ void TrainConfig::validate(std::string_view source) const {
   }
 }
 
-TrainConfig parse_train_config(std::string_view text, std::string_view source) {
+TrainConfig train_config_from_json(const nlohmann::json& settings, std::string_view source) {
   TrainConfig config;
-  read_fields(parse_json_object(text, "training config", source), train_settings(), config, "training config", source);
+  read_fields(settings, train_settings(), config, "training config", source);
   config.validate(fmt::format("training config '{}'", source));
   return config;
+}
+
+TrainConfig parse_train_config(std::string_view text, std::string_view source) {
+  const auto settings = parse_json_object(text, "training config", source);
+  if (settings.contains("sample_tokens")) {
+    throw Error(fmt::format("training config '{}': 'sample_tokens' is now 'max_new_tokens'", source));
+  }
+  return train_config_from_json(settings, source);
 }
 
 TrainConfig load_train_config(const std::filesystem::path& path) {
@@ -139,10 +147,7 @@ TrainConfig load_train_config(const std::filesystem::path& path) {
 
 nlohmann::json to_json(const TrainConfig& config) { return fields_to_json(config, train_settings()); }
 
-std::filesystem::path model_config_path(const TrainConfig& config) {
-  const std::filesystem::path path(config.model);
-  return path.is_relative() && !std::filesystem::exists(path) ? config_file(config.model) : path;
-}
+std::filesystem::path model_config_path(const TrainConfig& config) { return find_config(config.model); }
 
 std::filesystem::path data_path(const TrainConfig& config) { return data_path(config.data); }
 

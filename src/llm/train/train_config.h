@@ -59,9 +59,9 @@ struct TrainConfig {
   /// Evaluate after every eval_freq optimizer steps, on eval_iter batches of each split.
   int64_t eval_freq = 5;
   int64_t eval_iter = 5;
-  /// After each epoch, continue this text greedily by sample_tokens tokens.
+  /// After each epoch, continue this text greedily by max_new_tokens tokens (--max-new-tokens).
   std::string start_context = "Every effort moves you";
-  int64_t sample_tokens = 50;
+  int64_t max_new_tokens = 50;
   /// Linear warmup from initial_lr to lr over warmup_steps optimizer steps.
   int64_t warmup_steps = 0;
   double initial_lr = 0.0;
@@ -131,10 +131,13 @@ TrainConfig load_train_config(const std::filesystem::path& path);
 /// The same from JSON text; `source` names it in errors.
 TrainConfig parse_train_config(std::string_view json, std::string_view source);
 
+/// The same from a parsed JSON object (parse_json_object).
+TrainConfig train_config_from_json(const nlohmann::json& settings, std::string_view source);
+
 nlohmann::json to_json(const TrainConfig& config);
 
-/// Where config.model and config.data are: the path as given when it exists, else
-/// the file of that name in configs/ or in the data folder.
+/// Where config.model (find_config) and config.data are: the path as given when it
+/// exists, else the file of that name in the project's configs or data folder.
 std::filesystem::path model_config_path(const TrainConfig& config);
 std::filesystem::path data_path(const TrainConfig& config);
 /// The same for any data file's name (config.val_data).

@@ -257,7 +257,7 @@ std::string Trainer::sample() {
   const int64_t context = model_->shape().context_length;
   auto ids = text_to_token_ids(tokenizer_, config_.start_context);  // [1, n]
   ids = ids.slice(1, std::max<int64_t>(0, ids.size(1) - context));
-  const auto out = generate_text_simple(*model_, ids, config_.sample_tokens, context);
+  const auto out = generate_text_simple(*model_, ids, config_.max_new_tokens, context);
   model_->train(was_training);
   return token_ids_to_text(tokenizer_, out);
 }

@@ -110,7 +110,7 @@ class Trainer {
   std::filesystem::path checkpoint_path() const { return folder_.checkpoint_path(); }
   std::filesystem::path metrics_path() const { return folder_.metrics_path(); }
 
-  /// The greedy continuation of start_context by sample_tokens tokens (eval mode,
+  /// The greedy continuation of start_context by max_new_tokens tokens (eval mode,
   /// restored after).
   std::string sample();
 

@@ -316,6 +316,17 @@ fs::path existing_data_file(std::string_view name) {
 
 fs::path config_file(std::string_view name) { return home_dir() / "configs" / fs::path(name); }
 
+fs::path find_config(const std::string& given) {
+  const fs::path path(given);
+  std::error_code none;
+  if (!path.is_relative() || fs::exists(path, none)) return path;
+  for (const auto& candidate : {home_dir() / path, config_file(given)}) {
+    if (fs::exists(candidate, none)) return candidate;
+  }
+  throw Error(fmt::format("config '{}': not found, here, in '{}' or in '{}'", given, home_dir().string(),
+                          config_file("").parent_path().string()));
+}
+
 fs::path model_file(std::string_view name) {
   const char* dir = std::getenv("LLM_MODELS_DIR");
   return (dir != nullptr && *dir != '\0' ? fs::path(dir) : home_dir() / "models") / fs::path(name);

@@ -142,6 +142,12 @@ std::filesystem::path existing_data_file(std::string_view name);
 /// A file of home_dir()/configs.
 std::filesystem::path config_file(std::string_view name);
 
+/// Where a config named by a flag or a run config is, looked for as data is: `given`
+/// when it exists or is absolute; else the same relative path under home_dir()
+/// ("configs/train-quick.json" from any folder); else home_dir()/configs/given. When
+/// none exists, an llm::Error naming `given` and each place looked.
+std::filesystem::path find_config(const std::string& given);
+
 /// Where scripts/download-gpt2.sh puts pretrained weights: $LLM_MODELS_DIR/name, else
 /// <home>/models/name.
 std::filesystem::path model_file(std::string_view name);

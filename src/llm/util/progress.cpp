@@ -34,24 +34,34 @@ std::string format_progress(const ProgressInfo& p) {
                      format_duration(p.seconds_left));
 }
 
-ProgressLine::ProgressLine(bool enabled) : enabled_(enabled) {}
+ProgressLine::ProgressLine(ProgressMode mode) : mode_(mode) {}
 
 ProgressLine::~ProgressLine() { clear(); }
 
 bool ProgressLine::stderr_is_terminal() { return ::isatty(STDERR_FILENO) != 0; }
 
 void ProgressLine::update(const ProgressInfo& info) {
-  if (enabled_) update(format_progress(info), info.step >= info.total_steps);
+  if (mode_ != ProgressMode::kOff) update(format_progress(info), info.step >= info.total_steps);
 }
 
 void ProgressLine::update(const std::string& line, bool last) {
-  if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
-  if (shown_ && now - last_ < std::chrono::milliseconds(100) && !last) return;
+  switch (mode_) {
+    case ProgressMode::kOff:
+      return;
+    case ProgressMode::kLive:
+      if (shown_ && now - last_ < std::chrono::milliseconds(100) && !last) return;
+      std::fprintf(stderr, "\r\033[K%s", line.c_str());
+      std::fflush(stderr);
+      shown_ = true;
+      break;
+    case ProgressMode::kLog:  // the first line kLogSeconds after the start, not at once
+      if (now - last_ < std::chrono::seconds(kLogSeconds)) return;
+      std::fprintf(stdout, "%s\n", line.c_str());
+      std::fflush(stdout);
+      break;
+  }
   last_ = now;
-  std::fprintf(stderr, "\r\033[K%s", line.c_str());
-  std::fflush(stderr);
-  shown_ = true;
 }
 
 std::string format_count_progress(int64_t done, int64_t total, double seconds, const char* unit) {

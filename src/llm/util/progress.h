@@ -28,16 +28,23 @@ std::string format_count_progress(int64_t done, int64_t total, double seconds, c
 /// "1:02:03" (hours unbounded); "?" when not finite.
 std::string format_duration(double seconds);
 
-/// A line on stderr that each update rewrites in place (carriage return), shown only
-/// when stderr is a terminal unless forced; other output should call clear() first.
+/// How progress shows: not at all; as a live line on stderr that each update rewrites
+/// in place (a terminal); or as a plain line on stdout every few seconds (a log, a
+/// pipe), so that no long step is silent there either.
+enum class ProgressMode { kOff, kLive, kLog };
+
+/// Progress as `mode` shows it; other output should call clear() first.
 class ProgressLine {
  public:
-  explicit ProgressLine(bool enabled);
+  /// Seconds between two lines of ProgressMode::kLog.
+  static constexpr int kLogSeconds = 5;
+
+  explicit ProgressLine(ProgressMode mode);
   ~ProgressLine();
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
 
-  /// At most ten redraws a second.
+  /// At most ten redraws a second (live), or a line every kLogSeconds (log).
   void update(const ProgressInfo& info);
   /// The same for any line; `last` draws it whatever the time since the last one.
   void update(const std::string& line, bool last = false);
@@ -48,9 +55,9 @@ class ProgressLine {
   static bool stderr_is_terminal();
 
  private:
-  bool enabled_;
+  ProgressMode mode_;
   bool shown_ = false;
-  std::chrono::steady_clock::time_point last_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace llm

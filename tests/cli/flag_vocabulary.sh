@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One vocabulary of flags across the executables. The renamed flags are the table
+# kRenamedFlags in HEADER ({"old", "new"} pairs). For every executable:
+# - its --help lists no old name, no flag twice, and no cxxopts placeholder "arg";
+# - an old name given exits 2 with "--old is now --new".
+#
+#   flag_vocabulary.sh HEADER BIN_DIR EXE...
+set -uo pipefail
+header="$1" bin="$2"
+shift 2
+source "$(dirname "$0")/common.sh"
+
+mapfile -t renamed < <(grep -oE '\{"[a-z0-9-]+", "[a-z0-9-]+"\}' "$header" | tr -d '{}",' )
+[ "${#renamed[@]}" -ge 5 ] || fail "found ${#renamed[@]} renamed flags in $header; expected the table kRenamedFlags"
+[ $# -ge 40 ] || fail "expected every executable, got $#"
+
+for exe in "$@"; do
+  help="$("$bin/$exe" --help)" || fail "$exe --help exited $?"
+  # Option lines: "  -j, --threads N" or "      --seed N"; descriptions are indented further.
+  flags="$(sed -nE 's/^  (-[a-zA-Z], |    )--([a-z0-9-]+).*/\2/p' <<<"$help")"
+  [ -n "$flags" ] || fail "$exe --help lists no flags"
+  twice="$(sort <<<"$flags" | uniq -d)"
+  [ -z "$twice" ] || fail "$exe --help lists a flag twice: $twice"
+  grep -qE -- '--[a-z0-9-]+ arg( |$)' <<<"$help" && fail "$exe --help names a value 'arg'"
+  for pair in "${renamed[@]}"; do
+    read -r old new <<<"$pair"
+    grep -qx -- "$old" <<<"$flags" && fail "$exe --help lists --$old, which is now --$new"
+  done
+done
+
+# The refusal is the same code in every executable (cli::run); each old name is tried
+# on the first executable and on the last.
+for exe in "$1" "${@: -1}"; do
+  for pair in "${renamed[@]}"; do
+    read -r old new <<<"$pair"
+    message="$("$bin/$exe" "--$old" x 2>&1 >/dev/null)"
+    code=$?
+    [ $code -eq 2 ] || fail "$exe --$old exited $code, expected 2: $message"
+    grep -qF -- "--$old is now --$new" <<<"$message" || fail "$exe --$old: expected a pointer to --$new, got: $message"
+  done
+done
+echo "OK: $# executables, ${#renamed[@]} renamed flags, one name per idea"

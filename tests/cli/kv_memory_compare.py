@@ -130,12 +130,15 @@ def check_png(exe):
                 sys.exit(f"FAILED: --png {' '.join(flags)}: exit {printed.returncode}: {printed.stderr.strip()}")
             if matplotlib.image.imread(out).shape[:2] != size:
                 sys.exit(f"FAILED: --png {' '.join(flags)}: {matplotlib.image.imread(out).shape}, expected {size}")
-        bad = subprocess.run([exe, "--png", os.path.join(folder, "missing", "kv.png")], capture_output=True, text=True,
+        # A --png whose folder would be a file: one line, exit 1, the file untouched.
+        in_the_way = os.path.join(folder, "a-file")
+        open(in_the_way, "w").close()
+        bad = subprocess.run([exe, "--png", os.path.join(in_the_way, "kv.png")], capture_output=True, text=True,
                              timeout=120)
         if bad.returncode != 1 or len(bad.stderr.splitlines()) != 1 or "--png" not in bad.stderr:
             sys.exit(f"FAILED: an unwritable --png: exit {bad.returncode}: {bad.stderr}")
-        if os.path.exists(os.path.join(folder, "missing")):
-            sys.exit("FAILED: an unwritable --png left a folder")
+        if not os.path.isfile(in_the_way) or os.path.getsize(in_the_way) != 0:
+            sys.exit("FAILED: an unwritable --png changed the file in its way")
     print("OK: --png")
 
 

@@ -46,6 +46,10 @@ grep -q "^Ep 1" "$work/run-folder-link.out" && fail "the refused run trained"
 "$bin/ch04-06-gpt-model" --config configs/tiny.json --save-state-dict "$work/new/nested/c.pth" \
   >"$work/new-folder.log" 2>&1 || fail "--save-state-dict into a new folder: $(cat "$work/new-folder.log")"
 [ -s "$work/new/nested/c.pth" ] || fail "no state dict in the new folder"
+"$bin/ch04-06-gpt-model" --config configs/tiny.json --save-safetensors "$work/hf/nested/model.safetensors" \
+  >"$work/new-hf-folder.log" 2>&1 || fail "--save-safetensors into a new folder: $(cat "$work/new-hf-folder.log")"
+[ -s "$work/hf/nested/model.safetensors" ] && [ -s "$work/hf/nested/config.json" ] ||
+  fail "no safetensors and config.json in the new folder"
 "$bin/ch02-03-train-bpe" --vocab-size 300 --out-dir "$work/bpe/nested" >"$work/bpe.log" 2>&1 ||
   fail "--out-dir into a new folder: $(cat "$work/bpe.log")"
 [ -s "$work/bpe/nested/encoder.json" ] && [ -s "$work/bpe/nested/vocab.bpe" ] || fail "no vocabulary in the new folder"

@@ -41,7 +41,9 @@ std::map<std::string, unsigned>& common_flags_of() {
 std::string said(std::string_view message) { return printable(shortened(message, 2000)); }
 
 // The flags that name a file a program writes.
-constexpr std::array<std::string_view, 5> kOutputFlags = {"out", "html", "png", "save-state-dict", "save-outputs"};
+constexpr std::array<std::string_view, 6> kOutputFlags = {"out",          "html",
+                                                           "png",          "save-state-dict",
+                                                           "save-outputs", "save-safetensors"};
 
 // A flag's value, given or its default; nullopt when the program has no such flag or
 // it has neither.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <set>
 #include <utility>
 
 #include "llm/train/classify_task.h"
@@ -81,13 +82,17 @@ void freeze_and_add_lora(LanguageModelImpl& model, const TrainConfig& config) {
 }
 
 bool Task::reads(std::string_view setting) const {
-  const auto lists = [&setting](const Task& task) {
-    const auto own = task.own_settings();
-    return std::find(own.begin(), own.end(), setting) != own.end();
-  };
-  if (lists(*this)) return true;
-  const auto& names = task_names();
-  return std::none_of(names.begin(), names.end(), [&](std::string_view name) { return lists(*make_task(name)); });
+  // The settings that some task lists as its own, gathered once; a setting no task
+  // lists is every task's.
+  static const std::set<std::string_view> task_specific = [] {
+    std::set<std::string_view> all;
+    for (const auto& name : task_names()) {
+      for (const auto own : make_task(name)->own_settings()) all.insert(own);
+    }
+    return all;
+  }();
+  const auto own = own_settings();
+  return std::find(own.begin(), own.end(), setting) != own.end() || task_specific.count(setting) == 0;
 }
 
 void FinetuneTask::check_config(const TrainConfig& config, std::string_view source) const {

@@ -5,7 +5,8 @@
 #   in one line, the input kept byte for byte;
 # - a run folder holding a symbolic link (losses.png pointing at a user's file) is
 #   refused before training, the user's file kept;
-# - an output in a folder that is not there yet gets its folder before the work;
+# - an output in a folder that is not there yet gets its folder before the work, and a
+#   run refused after that leaves no empty folder behind;
 # - a token with "$" signs (matplotlib's math) is drawn as text.
 #
 #   outputs.sh BIN_DIR TINY_CHECKPOINT WORK_DIR
@@ -50,6 +51,11 @@ grep -q "^Ep 1" "$work/run-folder-link.out" && fail "the refused run trained"
   >"$work/new-hf-folder.log" 2>&1 || fail "--save-safetensors into a new folder: $(cat "$work/new-hf-folder.log")"
 [ -s "$work/hf/nested/model.safetensors" ] && [ -s "$work/hf/nested/config.json" ] ||
   fail "no safetensors and config.json in the new folder"
+# A run refused after its output folder was made leaves no folder behind.
+echo '{' >"$work/bad-config.json"
+"$bin/ch04-06-gpt-model" --config "$work/bad-config.json" --save-state-dict "$work/gone/nested/c.pth" \
+  >"$work/refused-after-folder.log" 2>&1 && fail "a bad config was accepted"
+[ -e "$work/gone" ] && fail "the refused run left the folder it made: $(find "$work/gone")"
 "$bin/ch02-03-train-bpe" --vocab-size 300 --out-dir "$work/bpe/nested" >"$work/bpe.log" 2>&1 ||
   fail "--out-dir into a new folder: $(cat "$work/bpe.log")"
 [ -s "$work/bpe/nested/encoder.json" ] && [ -s "$work/bpe/nested/vocab.bpe" ] || fail "no vocabulary in the new folder"

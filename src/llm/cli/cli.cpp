@@ -57,18 +57,35 @@ std::optional<std::string> flag_value(const cxxopts::ParseResult& args, std::str
   }
 }
 
-// The folder that `path`, an output a flag names, goes into, made now when it is not
-// there: a step whose output folder is missing makes it before its work, as --out-dir
-// does, rather than failing after it.
-void make_folder_of(const std::filesystem::path& path, std::string_view flag) {
-  const auto folder = path.parent_path();
+// The folders made for a program's outputs, outermost first. A program that ends in an
+// error removes those it left empty, so a refused run leaves no trace.
+std::vector<std::filesystem::path>& made_folders() {
+  static std::vector<std::filesystem::path> made;
+  return made;
+}
+
+void remove_folders_left_empty() {
+  std::error_code ignored;  // a folder that holds something stays
+  for (auto folder = made_folders().rbegin(); folder != made_folders().rend(); ++folder) {
+    std::filesystem::remove(*folder, ignored);
+  }
+  made_folders().clear();
+}
+
+// `folder`, where the output `flag` names goes, made now when it is not there: a step
+// makes its output folder before its work rather than failing after it.
+void make_folder(const std::filesystem::path& folder, std::string_view flag, const std::filesystem::path& output) {
   std::error_code error;
   if (folder.empty() || std::filesystem::is_directory(folder, error)) return;
+  std::vector<std::filesystem::path> missing;
+  for (auto f = folder; !f.empty() && !std::filesystem::exists(f, error); f = f.parent_path()) missing.push_back(f);
   std::filesystem::create_directories(folder, error);
   if (error) {
-    throw Error(fmt::format("--{} '{}': its folder '{}' cannot be made ({})", flag, path.string(), folder.string(),
+    throw Error(fmt::format("--{} '{}': {} cannot be made ({})", flag, output.string(),
+                            output == folder ? "the folder" : fmt::format("its folder '{}'", folder.string()),
                             error.message()));
   }
+  made_folders().insert(made_folders().end(), missing.rbegin(), missing.rend());
 }
 
 // Every output file a flag names (given, or its default) checked before the work
@@ -86,7 +103,7 @@ void check_output_flags(const cxxopts::ParseResult& args) {
   for (const auto flag : kOutputFlags) {
     const auto path = flag_value(args, flag);
     if (!path) continue;
-    make_folder_of(*path, flag);
+    make_folder(std::filesystem::path(*path).parent_path(), flag, *path);
     try {
       check_output_file(*path, inputs);
     } catch (const Error& e) {
@@ -225,7 +242,7 @@ std::filesystem::path config_flag(const cxxopts::ParseResult& args, const char* 
 
 std::filesystem::path out_dir(const cxxopts::ParseResult& args) {
   const std::filesystem::path dir = args["out-dir"].as<std::string>();
-  make_folder_of(dir / "file", "out-dir");
+  make_folder(dir, "out-dir", dir);
   return dir;
 }
 
@@ -289,30 +306,11 @@ void set_up(const cxxopts::ParseResult& args, unsigned common) {
   check_output_flags(args);
 }
 
-int run(cxxopts::Options& options, int argc, char** argv,
-        const std::function<void(const cxxopts::ParseResult&)>& body) {
-  // Each line leaves when it is printed, also into a file or a pipe: a long run's log
-  // shows its progress, and a killed run keeps what it printed.
-  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
-  const std::string program = options.program();
-  auto logger = spdlog::stderr_color_st(program);
-  logger->set_pattern("%n: %^%l%$: %v");
-  spdlog::set_default_logger(logger);
+namespace {
 
-  cxxopts::ParseResult args;
-  try {
-    args = options.parse(argc, argv);
-    if (!args.unmatched().empty()) {
-      throw cxxopts::exceptions::exception(fmt::format("unexpected argument '{}'", args.unmatched().front()));
-    }
-  } catch (const cxxopts::exceptions::exception& e) {
-    spdlog::error("{} (see --help)", said(flag_error(e, argc, argv)));
-    return kBadFlags;
-  }
-  if (args.count("help") != 0) {
-    std::cout << options.help() << std::flush;
-    return kOk;
-  }
+// The set-up and the body, every error one line: the exit code.
+int set_up_and_run(const cxxopts::ParseResult& args, const std::string& program, int argc, char** argv,
+                   const std::function<void(const cxxopts::ParseResult&)>& body) {
   try {
     const auto common = common_flags_of().find(program);
     set_up(args, common != common_flags_of().end() ? common->second : 0U);
@@ -338,6 +336,37 @@ int run(cxxopts::Options& options, int argc, char** argv,
     spdlog::error("{}", said(first_line(e.what())));
   }
   return kFailed;
+}
+
+}  // namespace
+
+int run(cxxopts::Options& options, int argc, char** argv,
+        const std::function<void(const cxxopts::ParseResult&)>& body) {
+  // Each line leaves when it is printed, also into a file or a pipe: a long run's log
+  // shows its progress, and a killed run keeps what it printed.
+  std::setvbuf(stdout, nullptr, _IOLBF, BUFSIZ);
+  const std::string program = options.program();
+  auto logger = spdlog::stderr_color_st(program);
+  logger->set_pattern("%n: %^%l%$: %v");
+  spdlog::set_default_logger(logger);
+
+  cxxopts::ParseResult args;
+  try {
+    args = options.parse(argc, argv);
+    if (!args.unmatched().empty()) {
+      throw cxxopts::exceptions::exception(fmt::format("unexpected argument '{}'", args.unmatched().front()));
+    }
+  } catch (const cxxopts::exceptions::exception& e) {
+    spdlog::error("{} (see --help)", said(flag_error(e, argc, argv)));
+    return kBadFlags;
+  }
+  if (args.count("help") != 0) {
+    std::cout << options.help() << std::flush;
+    return kOk;
+  }
+  const int code = set_up_and_run(args, program, argc, argv, body);
+  if (code != kOk) remove_folders_left_empty();
+  return code;
 }
 
 }  // namespace llm::cli

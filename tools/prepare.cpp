@@ -129,7 +129,8 @@ int main(int argc, char** argv) {
       "block-mb", "Megabytes of text read per round, all threads together (default: 1 per thread); memory stays "
       "a few times this",
       cxxopts::value<int64_t>(), "N")(
-      "progress", "Live progress line on stderr: auto (when a terminal), always or never",
+      "progress", "Progress: auto (a live line on stderr on a terminal, else a line on stdout every 5 s), "
+      "always (the live line) or never",
       cxxopts::value<std::string>()->default_value("auto"), "WHEN");
   options.parse_positional({"data"});
   options.positional_help("PATH... -o FILE");

@@ -1,6 +1,15 @@
 # Chapter 5: loss, pretraining, sampling, and the generate tool.
 # The lesson's numbers: 10.98758 and 10.98110 for the untrained 124M model.
 llm_cli_test(ch05-01:lesson-losses 0 "Validation loss: 10.9811" NEEDS ${VERDICT} ${GPT2} COMMAND ch05-01-loss)
+# No silent minute: ch05-01 says what it computes before the model's long pass, and a
+# training run piped to a file prints a progress line every 5 s.
+llm_cli_test(ch05-01:says-what-it-computes 0
+             "^\\(computing the loss of 36 training and 4 validation batches, 6,536,704 model parameters\\)$"
+             NEEDS ${VERDICT} ${GPT2} COMMAND ch05-01-loss --config ${CFG}/tiny.json)
+llm_cli_test(ch05-02:progress-on-a-pipe 0 "^step [0-9]+/150 \\([0-9]+%\\) \\| epoch [0-9]+/20 \\| loss [0-9.]+ \\| "
+             NEEDS ${VERDICT} ${GPT2}
+             COMMAND ch05-02-train --train-config ${CFG}/train-quick.json --max-steps 150 --no-plot --overwrite
+                     --out-dir ${RUNS}/progress-on-a-pipe)
 # The tiny model's first losses are PyTorch's (tests/golden/ch05-train-lesson.pt).
 llm_cli_test(ch05-02:pytorch-losses 0 "Ep 1 \\(Step 000005\\): Train loss 10.988, Val loss 10.949" NEEDS ${VERDICT} ${GPT2}
              COMMAND ch05-02-train ${TINY_RUN} --max-steps 6 --out-dir ${RUNS}/pytorch-losses --overwrite)

@@ -4,9 +4,10 @@
 #   expect.sh CODE REGEX [--needs DATA_FILE]... -- COMMAND [ARG]...
 #
 # Passes when COMMAND exits with CODE within 300 s, its output (stdout and stderr)
-# matches the extended REGEX, and nothing crashed or printed a C++ stack trace. A
-# failing command must say why on exactly one stderr line. When a data file is
-# missing the test exits 77 before running anything, and ctest reports it skipped.
+# matches the extended REGEX (each of its lines), and nothing crashed or printed a
+# C++ stack trace. A failing command must say why on exactly one stderr line. When a
+# data file is missing the test exits 77 before running anything, and ctest reports it
+# skipped.
 set -uo pipefail
 code="$1" regex="$2"
 shift 2
@@ -24,7 +25,12 @@ status=$?
 cat "$out" "$err"
 fail() { echo "FAILED: $*" >&2; exit 1; }
 [ "$status" -eq "$code" ] || fail "exit code $status, expected $code"
-cat "$out" "$err" | grep -Eq -- "$regex" || fail "output does not match: $regex"
+# grep reads a pattern with newlines as one pattern per line, any of which may match:
+# here each line of REGEX must match, and none may be empty (it would match anything).
+while IFS= read -r pattern; do
+  [ -n "$pattern" ] || fail "REGEX has an empty line, which matches anything"
+  cat "$out" "$err" | grep -Eq -- "$pattern" || fail "output does not match: $pattern"
+done <<<"$regex"
 ! grep -Eq "terminate called|Exception raised from|Segmentation fault|core dumped|AddressSanitizer|runtime error:" "$out" "$err" ||
   fail "crashed or printed a stack trace"
 if [ "$code" -ne 0 ]; then

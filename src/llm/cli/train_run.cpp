@@ -117,7 +117,7 @@ Stopped stopped_run(const Trainer& trainer) {
 // How a run that --max-steps ended before its last epoch says so, and how to go on.
 void report_max_steps(const Trainer& trainer) {
   const auto& config = trainer.config();
-  const int64_t all = trainer.steps_per_epoch() * config.num_epochs;
+  const int64_t all = trainer.steps_of_all_epochs();
   if (trainer.progress().step >= all) return;  // every epoch ran
   const auto next = trainer.folder().writes()
                         ? fmt::format("continue with --resume {} and a larger --max-steps (0: every epoch)",
@@ -190,7 +190,7 @@ void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& ste
 
 void print_run_plan(const Trainer& trainer) {
   const auto& config = trainer.config();
-  const bool cut = trainer.total_steps() < trainer.steps_per_epoch() * config.num_epochs;
+  const bool cut = trainer.total_steps() < trainer.steps_of_all_epochs();
   fmt::print("Run: {} epochs of {} steps{}, batch {}, lr {}, weight decay {}, seed {}\n", config.num_epochs,
              trainer.steps_per_epoch(), cut ? fmt::format(", stopping at step {} (--max-steps)", config.max_steps) : "",
              config.batch_size, config.lr, config.weight_decay, config.seed);

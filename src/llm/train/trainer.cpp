@@ -160,7 +160,7 @@ DataLoader::Iterator Trainer::start_epoch() {
 // step AdamW. Returns this rank's mean loss over those batches.
 double Trainer::train_step(DataLoader::Iterator& batch) {
   const auto step_start = Clock::now();
-  const double lr = learning_rate(config_, progress_.step, steps_per_epoch() * config_.num_epochs);
+  const double lr = learning_rate(config_, progress_.step, steps_of_all_epochs());
   for (auto& group : optimizer_->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
   model_->zero_grad(/*set_to_none=*/true);
   double loss_sum = 0.0;
@@ -266,8 +266,10 @@ int64_t Trainer::steps_per_epoch() const {
   return (train_loader_->size() + config_.grad_accum - 1) / config_.grad_accum;
 }
 
+int64_t Trainer::steps_of_all_epochs() const { return steps_per_epoch() * config_.num_epochs; }
+
 int64_t Trainer::total_steps() const {
-  const int64_t all = steps_per_epoch() * config_.num_epochs;
+  const int64_t all = steps_of_all_epochs();
   return config_.max_steps > 0 ? std::min(all, config_.max_steps) : all;
 }
 

@@ -136,8 +136,10 @@ class Trainer {
   /// The largest difference of any weight on any rank from rank 0's (0 when they are
   /// identical, and in a single-process run). Every rank must call it.
   double rank_divergence() { return llm::rank_divergence(group_.get(), *model_); }
-  /// Optimizer steps per epoch and in the whole run.
+  /// Optimizer steps per epoch, in all the epochs, and in the whole run (all the
+  /// epochs', or fewer when --max-steps stops it before).
   int64_t steps_per_epoch() const;
+  int64_t steps_of_all_epochs() const;
   int64_t total_steps() const;
 
  private:

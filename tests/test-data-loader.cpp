@@ -72,7 +72,7 @@ TEST_CASE("the data loader gives PyTorch DataLoader's batches and generator stat
     if (from_file) windows = std::make_shared<llm::TokenFileDataset>(file, 0, 200, c.max_length, c.stride);
     const llm::DataLoader loader(windows, options);
     for (int epoch = 0; epoch < 2; ++epoch) {
-      const auto key = [&](const char* what) { return fmt::format("{}/epoch{}/{}", c.name, epoch, what); };
+      const auto key = [&, &name = c.name](const char* what) { return fmt::format("{}/epoch{}/{}", name, epoch, what); };
       std::vector<torch::Tensor> inputs, targets;
       for (const auto& batch : loader) {
         inputs.push_back(batch.inputs);

@@ -99,7 +99,7 @@ llm_cli_test(ch06-04:no-task-flag 2 "Option 'task' does not exist" COMMAND ch06-
 llm_cli_test(ch07-03:no-classifier-flags 2 "Option 'num-classes' does not exist" COMMAND ch07-03-finetune --num-classes 3)
 llm_cli_test(ch05-14:no-finetuning-flags 2 "Option 'lora-rank' does not exist" COMMAND ch05-14-other-llms --lora-rank 4)
 llm_cli_test(ch07-07:instruct-config 2 "this step tunes preferences with DPO: the run's task must be \"dpo\", got \"instruct\""
-             COMMAND ch07-07-dpo --train-config ${CFG}/train-instruct-quick.json)
+             COMMAND ch07-07-dpo --train-config ${CFG}/train-instruct-quick.json --out-dir ${RUNS}/instruct-config-dpo)
 llm_cli_test(ch07-04:zero-tokens 2 "--max-new-tokens must be positive, got 0" COMMAND ch07-04-responses --max-new-tokens 0)
 llm_cli_test(ch07-05:no-responses 1 "small.json': entry 0 has no \"model_response\""
              COMMAND ch07-05-evaluate --data ${INSTRUCTIONS}/small.json)

@@ -48,7 +48,8 @@ std::pair<double, double> print_text_losses(const llm::TrainConfig& run, llm::La
   const llm::BatchLoss counted = [&](llm::LanguageModelImpl& m, const llm::Batch& batch) {
     auto loss = llm::calc_loss_batch(m, batch);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    progress.update(llm::format_count_progress(++done, batches, seconds, "batches"), done == batches);
+    ++done;
+    progress.update(llm::format_count_progress(done, batches, seconds, "batches"), done == batches);
     return loss;
   };
   torch::manual_seed(123);  // as the lesson, for the shuffled order of the training batches

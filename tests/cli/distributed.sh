@@ -27,8 +27,7 @@ grep -q "^Data-parallel: world size 2 " "$dir/two.log" || fail "the 2-rank run d
 grep -q "^Ranks: 2 processes; largest difference of a weight from rank 0's: 0$" "$dir/two.log" ||
   fail "the ranks' weights differ: $(grep '^Ranks:' "$dir/two.log")"
 [ "$(grep -c "^Model:" "$dir/two.log")" -eq 1 ] || fail "a rank other than 0 printed to stdout"
-PYTHONPATH=scripts/reference /usr/bin/python3 - "$dir/two/checkpoint.pt" "$dir/one/checkpoint.pt" "$steps" <<'PY' ||
-  fail "the weights differ"
+PYTHONPATH=scripts/reference /usr/bin/python3 - "$dir/two/checkpoint.pt" "$dir/one/checkpoint.pt" "$steps" <<'PY' || fail "the weights differ"
 import json
 import sys
 import torch

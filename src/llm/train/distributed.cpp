@@ -55,6 +55,11 @@ void stop_when_launcher_dies() {
   if (getppid() != *launcher) std::raise(SIGTERM);  // it died before the line above
 }
 
+// A write to a rank that has died must fail as an error that Gloo reports, not end this
+// process by SIGPIPE. Python ignores SIGPIPE from its start, so torch.distributed
+// behaves the same way.
+void ignore_broken_pipes() { std::signal(SIGPIPE, SIG_IGN); }
+
 // Before Gloo connects, the ranks agree through the store that they form one world:
 // every rank writes its world size, rank 0 reads them all and writes its verdict, and
 // every other rank waits for the verdict. Ranks started with different WORLD_SIZEs, or
@@ -207,6 +212,7 @@ ProcessGroup::ProcessGroup(const DistributedConfig& config) : config_(config), i
                          ? fmt::format("{}:{}", config.master_addr, config.master_port)
                          : fmt::format("the file '{}'", config.rendezvous_file);
   stop_when_launcher_dies();
+  ignore_broken_pipes();
   const QuietLog quiet;
   impl_->store = open_store(config, where);
   try {

@@ -32,14 +32,7 @@ done
 "$bin/ch06-04-finetune" --resume "$work/part/checkpoint.pt" --max-steps 0 --no-plot --save-outputs "$work/part.pt" \
   >"$work/part.log" || fail "--resume exited $?: $(tail -3 "$work/part.log")"
 grep -q "^Resuming at step 20 (160 examples seen)$" "$work/part.log" || fail "no resume line: $(head -5 "$work/part.log")"
-"$python" - "$work/run-1.pt" "$work/part.pt" <<'PY' || fail "the resumed run differs from the uninterrupted one"
-import sys, torch
-whole, resumed = torch.load(sys.argv[1]), torch.load(sys.argv[2])
-keys = [k for k in whole if k.startswith(("model/", "history/", "accuracy/"))]
-bad = [k for k in keys if not torch.equal(whole[k], resumed[k])]
-print(f"{len(keys) - len(bad)} of {len(keys)} entries equal" + (f"; differ: {bad}" if bad else ""))
-sys.exit(1 if bad else 0)
-PY
+same_outputs "$python" "$work/run-1.pt" "$work/part.pt" || fail "the resumed run differs from the uninterrupted one"
 
 # Lesson 6.8: the classifier saved as a state dict loads into the lesson's PyTorch model
 # (strict), which classifies texts as ch06-05-classify does, from the state dict and

@@ -15,3 +15,16 @@ fail() { echo "FAILED: $*"; exit 1; }
 
 # fresh_dir DIR: DIR, made empty for the test's files.
 fresh_dir() { rm -rf "$1" && mkdir -p "$1" || fail "cannot make $1"; }
+
+# same_outputs PYTHON WHOLE RESUMED: the --save-outputs archives of a run and of the
+# same run stopped and resumed hold equal weights, histories and accuracies.
+same_outputs() {
+  "$1" - "$2" "$3" <<'PY'
+import sys, torch
+whole, resumed = torch.load(sys.argv[1]), torch.load(sys.argv[2])
+keys = [k for k in whole if k.startswith(("model/", "history/", "accuracy/"))]
+bad = [k for k in keys if k not in resumed or not torch.equal(whole[k], resumed[k])]
+print(f"{len(keys) - len(bad)} of {len(keys)} entries equal" + (f"; differ: {bad}" if bad else ""))
+sys.exit(1 if bad or not keys else 0)
+PY
+}

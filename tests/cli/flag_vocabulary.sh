@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One vocabulary of flags across the executables. The renamed flags are the table
 # kRenamedFlags in HEADER ({"old", "new"} pairs). For every executable:
-# - its --help lists no old name, no flag twice, and no cxxopts placeholder "arg";
+# - its --help exits 0 with a usage line, and lists no old name, no flag twice, no
+#   cxxopts placeholder "arg" and no default written as 0.100000;
 # - an old name given exits 2 with "--old is now --new".
 #
 #   flag_vocabulary.sh HEADER BIN_DIR EXE...
@@ -16,12 +17,14 @@ mapfile -t renamed < <(grep -oE '\{"[a-z0-9-]+", "[a-z0-9-]+"\}' "$header" | tr 
 
 for exe in "$@"; do
   help="$("$bin/$exe" --help)" || fail "$exe --help exited $?"
+  grep -q "^Usage:" <<<"$help" || fail "$exe --help has no line 'Usage:': $(head -3 <<<"$help")"
   # Option lines: "  -j, --threads N" or "      --seed N"; descriptions are indented further.
   flags="$(sed -nE 's/^  (-[a-zA-Z], |    )--([a-z0-9-]+).*/\2/p' <<<"$help")"
   [ -n "$flags" ] || fail "$exe --help lists no flags"
   twice="$(sort <<<"$flags" | uniq -d)"
   [ -z "$twice" ] || fail "$exe --help lists a flag twice: $twice"
   grep -qE -- '--[a-z0-9-]+ arg( |$)' <<<"$help" && fail "$exe --help names a value 'arg'"
+  grep -E '[.][0-9]*00000\)' <<<"$help" && fail "$exe --help writes a default with trailing zeros (above)"
   for pair in "${renamed[@]}"; do
     read -r old new <<<"$pair"
     grep -qx -- "$old" <<<"$flags" && fail "$exe --help lists --$old, which is now --$new"

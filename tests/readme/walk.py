@@ -429,6 +429,10 @@ def check(commands, bin_dir):
 
 
 def main():
+    arguments = {"list": 2, "check": 3, "run": 4}
+    if len(sys.argv) < 2 or sys.argv[1] not in arguments or len(sys.argv) != arguments[sys.argv[1]] + 1:
+        print("usage: walk.py list README | walk.py check README BIN | walk.py run README ID BIN", file=sys.stderr)
+        sys.exit(2)
     mode, readme = sys.argv[1], pathlib.Path(sys.argv[2])
     commands = readme_commands(readme.read_text())
     runnable = [(name, command) for name, (_, command, _) in zip(ids(commands), commands)
@@ -443,8 +447,6 @@ def main():
         if command is None:
             fail(f"no README command has the id {name} (walk.py list README)")
         walk_one(command, WALK[command], name, bin_dir)
-    else:
-        fail(f"unknown mode {mode}")
 
 
 if __name__ == "__main__":

@@ -131,10 +131,13 @@ TEST_CASE("appendix D clips only once warmup is over, clip_during_warmup on ever
 TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at an epoch's end") {
   require_training_data();
   const auto golden = llm::load_tensors(llm::test::golden("ch05-train-lesson.pt"));
-  const auto whole = pretraining(golden_run(golden));
-  whole->train();
+  // The lesson's run, into the second epoch far enough to cross its start.
+  auto whole_config = golden_run(golden);
+  const auto steps_per_epoch = pretraining(whole_config)->steps_per_epoch();
+  whole_config.max_steps = steps_per_epoch + 6;
+  const auto whole = pretraining(whole_config);
+  REQUIRE(whole->train() == llm::TrainEnd::kMaxSteps);
   const auto expected = history_of(*whole);
-  const auto steps_per_epoch = whole->steps_per_epoch();
   for (const int64_t stop_at : {int64_t{13}, steps_per_epoch}) {
     INFO("stopped after step " << stop_at);
     const auto dir = llm::test::temp_dir("resume-" + std::to_string(stop_at));
@@ -152,10 +155,10 @@ TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at a
 
     const auto checkpoint = llm::load_checkpoint(dir / "checkpoint.pt");
     auto config = llm::checkpoint_train_config(checkpoint, "checkpoint");
-    config.max_steps = 0;
+    config.max_steps = whole_config.max_steps;
     const auto resumed = pretraining(config);
     resumed->resume(checkpoint, "checkpoint");
-    REQUIRE(resumed->train() == llm::TrainEnd::kFinished);
+    REQUIRE(resumed->train() == llm::TrainEnd::kMaxSteps);
     check_same_history(history_of(*resumed), expected);
     CHECK(torch::equal(resumed->model()->head()->weight, whole->model()->head()->weight));
     // The metrics file holds each evaluation once, across the two runs.

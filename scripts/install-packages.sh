@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config ccache curl
   clang  # the compiler of the presets: with LibTorch's precompiled header, twice as fast as g++
+  lld  # the presets' linker: an executable linked against LibTorch in 0.3 s instead of GNU ld's 1.5 s
   libtorch-dev libcxxopts-dev libspdlog-dev catch2 nlohmann-json3-dev libpcre2-dev zlib1g-dev
   libutf8proc-dev  # NFC, for tokenizer.json's normalizers (Qwen3)
   libgloo-dev  # c10d's Gloo headers, for distributed training

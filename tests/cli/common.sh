@@ -10,6 +10,22 @@ require_data() {
   done
 }
 
+# require_data_of EXE: require_data for the data files the chapter executable EXE reads
+# with its defaults.
+require_data_of() {
+  case "$(basename "$1")" in
+    ch05-07-*) require_data tokenizers/llama3/tokenizer.json ;;  # the notebooks' chat prompts
+    ch05-11-*) require_data tokenizers/qwen3/tokenizer.json ;;
+    ch05-12-*) require_data tokenizers/gemma3/tokenizer.json ;;
+    ch05-14-*) require_data the-verdict.txt tokenizers/qwen3/tokenizer.json tokenizers/llama3/tokenizer.json ;;
+    ch02-*|ch05-*|generate) require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe ;;
+    ch03-07-*|ch04-01-*|ch04-06-*|ch04-07-*|ch06-*) require_data gpt2/encoder.json gpt2/vocab.bpe ;;  # they tokenize a prompt
+    ch07-01-*) require_data instruction-data.json ;;
+    ch07-06-*) require_data instruction-data-with-preference.json gpt2/encoder.json gpt2/vocab.bpe ;;
+    ch07-*) require_data instruction-data.json gpt2/encoder.json gpt2/vocab.bpe ;;
+  esac
+}
+
 # fail MESSAGE...: says which check failed and exits 1.
 fail() { echo "FAILED: $*"; exit 1; }
 

@@ -9,10 +9,7 @@ set -uo pipefail
 exe="$1" python="$2" work="$3" stop="$4" steps="$5"
 shift 5
 source "$(dirname "$0")/common.sh"
-case "$(basename "$exe")" in
-  ch05-14-*) require_data the-verdict.txt tokenizers/qwen3/tokenizer.json tokenizers/llama3/tokenizer.json ;;
-  *) require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe ;;
-esac
+require_data_of "$exe"
 fresh_dir "$work"
 
 "$exe" "$@" --max-steps "$steps" --out-dir "$work/whole" --save-outputs "$work/whole.pt" >"$work/whole.log" ||

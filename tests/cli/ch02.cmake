@@ -1,10 +1,10 @@
 # Chapter 2: tokenizers, data sampling, embeddings.
-llm_cli_test(ch02-01:counts 0 "^4690$" NEEDS ${VERDICT} COMMAND ch02-01-simple-tokenizer)
-llm_cli_test(ch02-01:toy-split 0 "^\\['Hello', ',', '', ' ', 'world', '.', '', ' ', 'This', ',', '', ' ', 'is', ' ', 'a', ' ', 'test', '.', ''\\]$"
-             NEEDS ${VERDICT} COMMAND ch02-01-simple-tokenizer)
-llm_cli_test(ch02-01:decoded-v1 0 "^'\" It\\\\' s the last he painted, you know,\" Mrs. Gisburn said with pardonable pride.'$"
-             NEEDS ${VERDICT} COMMAND ch02-01-simple-tokenizer)
-llm_cli_test(ch02-01:vocabulary 0 "^\\('<\\|unk\\|>', 1131\\)$" NEEDS ${VERDICT} COMMAND ch02-01-simple-tokenizer)
+# What the lesson prints, one run: the text's length, the toy split, v1's decoded
+# sentence and the last vocabulary entry.
+llm_cli_test(ch02-01:lesson-lines 0 "^4690$
+^\\['Hello', ',', '', ' ', 'world', '.', '', ' ', 'This', ',', '', ' ', 'is', ' ', 'a', ' ', 'test', '.', ''\\]$
+^'\" It\\\\' s the last he painted, you know,\" Mrs. Gisburn said with pardonable pride.'$
+^\\('<\\|unk\\|>', 1131\\)$" NEEDS ${VERDICT} COMMAND ch02-01-simple-tokenizer)
 llm_cli_test(ch02-01:unknown-word-v1 1 "'Zanzibar' is not in the vocabulary" NEEDS ${VERDICT}
              COMMAND ch02-01-simple-tokenizer --text "Zanzibar")
 llm_cli_test(ch02-02:the-verdict 0 "-> 5145 tokens. decode gives the text back: yes" NEEDS ${VERDICT} ${GPT2}
@@ -51,9 +51,9 @@ llm_cli_test(ch02-04:batch-zero 2 "--batch-size must be positive, got 0"
              COMMAND ch02-04-data-sampling --batch-size 0)
 llm_cli_test(ch02-04:text-too-short 1 "the text has 4 tokens. max_length 4 needs at least 5" NEEDS ${GPT2}
              COMMAND ch02-04-data-sampling --data ${FIXTURES}/short.txt)
-llm_cli_test(ch02-05:shapes 0 "^torch.Size\\(\\[8, 4, 256\\]\\)$" NEEDS ${VERDICT} ${GPT2} COMMAND ch02-05-embeddings)
-# The lesson's embedding of token 3 (2.7, seed 123).
-llm_cli_test(ch02-05:lesson-embedding 0 "^tensor\\(\\[\\[-0.4015,  0.9666, -1.1481\\]\\], grad_fn=<EmbeddingBackward0>\\)$" NEEDS ${VERDICT} ${GPT2}
+# The input embeddings' shape, and the lesson's embedding of token 3 (2.7, seed 123).
+llm_cli_test(ch02-05:lesson-lines 0 "^torch.Size\\(\\[8, 4, 256\\]\\)$
+^tensor\\(\\[\\[-0.4015,  0.9666, -1.1481\\]\\], grad_fn=<EmbeddingBackward0>\\)$" NEEDS ${VERDICT} ${GPT2}
              COMMAND ch02-05-embeddings)
 
 

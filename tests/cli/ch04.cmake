@@ -1,14 +1,18 @@
 # Chapter 4: the GPT.
 llm_cli_test(ch04-01:logits-shape 0 "^Output shape: torch.Size\\(\\[2, 4, 50257\\]\\)$" NEEDS ${GPT2} COMMAND ch04-01-dummy-gpt)
 llm_cli_test(ch04-02:layer-norm 0 "^ +\\[0.9997\\]\\], grad_fn=<VarBackward0>\\)$" COMMAND ch04-02-layer-norm)
-llm_cli_test(ch04-03:feed-forward 0 "^torch.Size\\(\\[2, 3, 768\\]\\)$" COMMAND ch04-03-feed-forward)
-# GELU(3) = 2.9964 beside ReLU(3) = 3: the tanh approximation, not ReLU.
-llm_cli_test(ch04-03:gelu-values 0 "^ +3.00 +2.9964 +3.0000$" COMMAND ch04-03-feed-forward)
+# The output's shape, and GELU(3) = 2.9964 beside ReLU(3) = 3: the tanh approximation,
+# not ReLU.
+llm_cli_test(ch04-03:feed-forward 0 "^torch.Size\\(\\[2, 3, 768\\]\\)$
+^ +3.00 +2.9964 +3.0000$" COMMAND ch04-03-feed-forward)
 llm_cli_test(ch04-04:shortcuts 0 "layers.0.0.weight has gradient mean of 0.0002017" COMMAND ch04-04-shortcuts)
-llm_cli_test(ch04-05:block-shape 0 "^Output shape: torch.Size\\(\\[2, 4, 768\\]\\)$" COMMAND ch04-05-transformer-block)
-llm_cli_test(ch04-06:parameters 0 "^Total number of parameters: 163,009,536$" NEEDS ${GPT2} COMMAND ch04-06-gpt-model)
-llm_cli_test(ch04-06:tied-parameters 0 "^Number of trainable parameters considering weight tying: 124,412,160$" NEEDS ${GPT2} COMMAND ch04-06-gpt-model)
-llm_cli_test(ch04-06:size 0 "^Total size of the model: 621.83 MB$" NEEDS ${GPT2} COMMAND ch04-06-gpt-model)
+# The block's output shape, and exercise 4.1: the solution's counts for GPT-2 small.
+llm_cli_test(ch04-05:block-shape-and-exercise-4.1 0 "^Output shape: torch.Size\\(\\[2, 4, 768\\]\\)$
+^Total number of parameters in feed forward module: 4,722,432$
+^Total number of parameters in attention module: 2,360,064$" COMMAND ch04-05-transformer-block)
+llm_cli_test(ch04-06:parameters-and-size 0 "^Total number of parameters: 163,009,536$
+^Number of trainable parameters considering weight tying: 124,412,160$
+^Total size of the model: 621.83 MB$" NEEDS ${GPT2} COMMAND ch04-06-gpt-model)
 llm_cli_test(ch04-07:lesson-tokens 0 "^Hello, I am Featureiman Byeswickattribute argue$" NEEDS ${GPT2} COMMAND ch04-07-generate)
 llm_cli_test(ch04-07:empty-prompt 2 "--prompt is empty" NEEDS ${GPT2} COMMAND ch04-07-generate --prompt=)
 string(REPEAT "one two three " 30 LONG_PROMPT)
@@ -43,18 +47,14 @@ foreach(config tiny tiny-gqa)
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(cli:ch04-06:state-dict-round-trip-${config} PROPERTIES LABELS cli SKIP_RETURN_CODE 77)
 endforeach()
-# Exercise 4.1: the solution's counts for GPT-2 small.
-llm_cli_test(ch04-05:exercise-4.1 0 "^Total number of parameters in feed forward module: 4,722,432$" COMMAND ch04-05-transformer-block)
-llm_cli_test(ch04-05:exercise-4.1-attention 0 "^Total number of parameters in attention module: 2,360,064$"
-             COMMAND ch04-05-transformer-block)
 
 # Chapter 4's bonus memory estimators (ch04-11-kv-memory): the READMEs' numbers, every
 # table equal to the course's own estimators' (scripts/reference/course_ch04/) for the
 # same flags, the plots, and the flags it refuses.
-llm_cli_test(ch04-11:gqa-readme 0 "^GQA total KV cache  : 4.29 GB$" COMMAND ch04-11-kv-memory)
+llm_cli_test(ch04-11:gqa-and-moe-readme 0 "^GQA total KV cache  : 4.29 GB$
+^MoE ACTIVE/Token       : 77,127,680 \\(0.15 GB\\)$" COMMAND ch04-11-kv-memory)
 llm_cli_test(ch04-11:mla-readme 0 "^Ratio \\(MHA / MLA\\)   : 4.03x$" COMMAND ch04-11-kv-memory --estimator mla)
 llm_cli_test(ch04-11:swa-readme 0 "^MHA \\+ SWA \\(ratio 5:1\\)  : 3.14 GB$" COMMAND ch04-11-kv-memory --estimator swa)
-llm_cli_test(ch04-11:moe-readme 0 "^MoE ACTIVE/Token       : 77,127,680 \\(0.15 GB\\)$" COMMAND ch04-11-kv-memory)
 add_test(NAME cli:ch04-11:compare-with-the-course COMMAND ${PYTHON_TORCH} ${CMAKE_CURRENT_SOURCE_DIR}/kv_memory_compare.py
                                                           ${BIN}/ch04-11-kv-memory
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})

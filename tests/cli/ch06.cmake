@@ -53,9 +53,8 @@ llm_cli_test(ch06-02:max-length-zero 2 "--max-length must be positive, got 0"
 # Lessons 6.4-6.7 against the lesson's code, with a small random GPT.
 llm_compare_test(ch06-03-classifier ch06-03-classifier --config ${CFG}/tiny.json)
 llm_compare_test(ch06-03-classifier-all-3 ch06-03-classifier --config ${CFG}/tiny.json --trainable all --num-classes 3)
-llm_cli_test(ch06-03:untrained-said 0 "^Weights: none: an untrained GPT, random weights of --seed 123" NEEDS ${GPT2}
-             COMMAND ch06-03-classifier --config ${CFG}/tiny.json)
-llm_cli_test(ch06-03:lesson-shapes 0 "^Outputs dimensions: torch.Size\\(\\[1, 4, 2\\]\\)$" NEEDS ${GPT2}
+llm_cli_test(ch06-03:untrained-said-and-lesson-shapes 0 "^Weights: none: an untrained GPT, random weights of --seed 123
+^Outputs dimensions: torch.Size\\(\\[1, 4, 2\\]\\)$" NEEDS ${GPT2}
              COMMAND ch06-03-classifier --config ${CFG}/tiny.json)
 add_test(NAME cli:ch06:finetune:compare-with-pytorch
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/classify_run.sh ${BIN} ${PYTHON_TORCH} ${CMAKE_CURRENT_BINARY_DIR}/classify-run

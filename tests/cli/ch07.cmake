@@ -10,13 +10,12 @@ llm_compare_test(ch07-02-batching ch07-02-batching)
 llm_compare_test(ch07-02-batching-masked ch07-02-batching --mask-instructions --prompt-style phi3)
 
 # What the lesson prints besides its numbers (those: docs/lesson-numbers.md).
-llm_cli_test(ch07-01:lesson-entry-50 0
-             "^ \\{'instruction': 'Identify the correct spelling of the following word.', 'input': 'Ocassion', 'output': \"The correct spelling is 'Occasion.'\"\\}$"
+llm_cli_test(ch07-01:lesson-entry-50-and-prompt 0
+             "^ \\{'instruction': 'Identify the correct spelling of the following word.', 'input': 'Ocassion', 'output': \"The correct spelling is 'Occasion.'\"\\}$
+^### Instruction:$"
              NEEDS ${LESSON_DATA} COMMAND ch07-01-data)
-llm_cli_test(ch07-01:lesson-prompt 0 "^### Instruction:$" NEEDS ${LESSON_DATA} COMMAND ch07-01-data)
-llm_cli_test(ch07-02:lesson-toy-targets 0 "^        \\[    8,     9, 50256,  -100,  -100\\]\\]\\)$"
-             NEEDS ${LESSON_DATA} ${GPT2} COMMAND ch07-02-batching)
-llm_cli_test(ch07-02:lesson-loss-equal 0 "^loss_1 == loss_3: tensor\\(True\\)$"
+llm_cli_test(ch07-02:lesson-toy-targets-and-loss 0 "^        \\[    8,     9, 50256,  -100,  -100\\]\\]\\)$
+^loss_1 == loss_3: tensor\\(True\\)$"
              NEEDS ${LESSON_DATA} ${GPT2} COMMAND ch07-02-batching)
 
 # Lessons 7.5-7.7 in PyTorch: the run's losses, resuming, the responses.
@@ -38,15 +37,13 @@ llm_cli_test(ch07-07:qwen3 0 "^Ep 1 \\(Step 000001\\): Train loss [0-9.]+, Val l
              COMMAND ch07-07-dpo --train-config ${CFG}/train-dpo-quick.json --config ${BADCFG}/tiny-qwen3-vocab.json
              --tokenizer qwen3 --data ${FIXTURES}/preferences/small.json --max-steps 2 --eval-freq 1 --eval-iter 1
              --response-tokens 4 --max-new-tokens 4 --no-plot --overwrite --out-dir ${CMAKE_CURRENT_BINARY_DIR}/dpo-qwen3)
-llm_cli_test(ch07-06:lesson-entries 0 "^Number of entries: 1100$" NEEDS ${PREFERENCE_DATA} ${GPT2}
-             COMMAND ch07-06-preference-data)
-llm_cli_test(ch07-06:lesson-entry-50 0 "^ 'rejected': \"The correct spelling is obviously 'Occasion.'\",$"
-             NEEDS ${PREFERENCE_DATA} ${GPT2} COMMAND ch07-06-preference-data)
-llm_cli_test(ch07-06:lesson-split 0 "^Validation set length: 55$" NEEDS ${PREFERENCE_DATA} ${GPT2}
-             COMMAND ch07-06-preference-data)
-llm_cli_test(ch07-06:lesson-chosen-length 0 "^chosen inputs: torch.Size\\(\\[81\\]\\)$"
-             NEEDS ${PREFERENCE_DATA} ${GPT2} COMMAND ch07-06-preference-data)
-llm_cli_test(ch07-06:lesson-first-batch 0 "^torch.Size\\(\\[8, 77\\]\\) torch.Size\\(\\[8, 77\\]\\)$"
+# The lesson's entry count, entry 50's rejected answer, the split, entry 0's chosen
+# length and the first batch's shapes: one run.
+llm_cli_test(ch07-06:lesson-lines 0 "^Number of entries: 1100$
+^ 'rejected': \"The correct spelling is obviously 'Occasion.'\",$
+^Validation set length: 55$
+^chosen inputs: torch.Size\\(\\[81\\]\\)$
+^torch.Size\\(\\[8, 77\\]\\) torch.Size\\(\\[8, 77\\]\\)$"
              NEEDS ${PREFERENCE_DATA} ${GPT2} COMMAND ch07-06-preference-data)
 
 # Lesson 7.8's client against a fake Ollama on 127.0.0.1: good and bad answers.

@@ -2,14 +2,6 @@
 # one line naming it: flags, model configs, state dicts, checkpoints, unreadable files.
 get_property(chapters GLOBAL PROPERTY LLM_CHAPTERS)
 get_property(tools GLOBAL PROPERTY LLM_TOOLS)
-# One name per idea across every executable (kRenamedFlags): no --help lists an old
-# name or a flag twice, and an old name given points to the new one. Each --help also
-# names every flag's value (--seed N, not cxxopts' placeholder "arg") and writes each
-# default as it is typed (0.1, not 0.100000).
-add_test(NAME cli:flag-vocabulary
-         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/flag_vocabulary.sh ${PROJECT_SOURCE_DIR}/src/llm/cli/cli.h ${BIN} ${chapters} ${tools})
-set_tests_properties(cli:flag-vocabulary PROPERTIES LABELS "cli;robustness" TIMEOUT 300
-                     REQUIRED_FILES ${PROJECT_SOURCE_DIR}/src/llm/cli/cli.h)
 # The steps that draw nothing take no --seed, and those that put no tensor on a device
 # take no --device and no --threads (cli::CommonFlags): a flag a step would not use is
 # refused, not ignored.
@@ -17,8 +9,27 @@ set(LLM_NO_SEED ch02-01-simple-tokenizer ch02-02-bpe-tokenizer ch02-03-train-bpe
     ch07-05-evaluate)
 set(LLM_NO_DEVICE ${LLM_NO_SEED} ch02-04-data-sampling ch06-01-data ch06-02-loaders ch07-02-batching
     ch07-06-preference-data)
+# One name per idea across every executable (kRenamedFlags): no --help lists an old
+# name or a flag twice, and an old name given points to the new one. Each --help also
+# names every flag's value (--seed N, not cxxopts' placeholder "arg"), writes each
+# default as it is typed (0.1, not 0.100000), and lists --seed, --device and --threads
+# exactly where a step uses them (the lists above).
+string(REPLACE ";" "," no_seed "${LLM_NO_SEED}")
+string(REPLACE ";" "," no_device "${LLM_NO_DEVICE}")
+add_test(NAME cli:flag-vocabulary
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/flag_vocabulary.sh ${PROJECT_SOURCE_DIR}/src/llm/cli/cli.h ${BIN}
+                 ${no_seed} ${no_device} ${chapters} ${tools})
+set_tests_properties(cli:flag-vocabulary PROPERTIES LABELS "cli;robustness" TIMEOUT 300
+                     REQUIRED_FILES ${PROJECT_SOURCE_DIR}/src/llm/cli/cli.h)
+# A bad flag or flag value is one code path for every executable: cli::options
+# registers the common flags a program takes, and cli::run parses them and checks the
+# values of exactly those before the program's own code runs. Every step shows that it
+# goes through it (an unknown flag); the values are checked on one step of each kind:
+# no --seed and no device (2.1), a --seed and no device (2.4), all three (4.6).
 foreach(exe IN LISTS chapters)
   llm_cli_test(${exe}:unknown-flag 2 "Option 'bogus' does not exist" COMMAND ${exe} --bogus)
+endforeach()
+foreach(exe ch02-01-simple-tokenizer ch02-04-data-sampling ch04-06-gpt-model)
   llm_cli_test(${exe}:stray-argument 2 "unexpected argument 'stray'" COMMAND ${exe} stray)
   if(exe IN_LIST LLM_NO_SEED)
     llm_cli_test(${exe}:no-seed-flag 2 "Option 'seed' does not exist" COMMAND ${exe} --seed 1)
@@ -35,6 +46,8 @@ foreach(exe IN LISTS chapters)
     llm_cli_test(${exe}:absent-device 2 "--device cuda:99: (this LibTorch has no CUDA|there are [0-9]+ CUDA devices)"
                  COMMAND ${exe} --device cuda:99)
   endif()
+endforeach()
+foreach(exe IN LISTS chapters)
   # Lessons 4.2, 6.2-6.3, 7.2-7.3, 7.8, the MLA, SWA and MoE steps, the memory estimators and the DPO data take no model config; 6.8 reads one only with
   # --load-state-dict.
   if(exe MATCHES "^ch0[4-9]-" AND NOT exe MATCHES "^(ch04-02-layer-norm|ch04-08-mla|ch04-09-sliding-window|ch04-10-moe|ch04-11-kv-memory|ch06-01-data|ch06-02-loaders|ch06-05-classify|ch07-01-data|ch07-02-batching|ch07-05-evaluate|ch07-06-preference-data)$")
@@ -68,16 +81,17 @@ foreach(bad malformed wrong-type unknown-key heads-not-dividing groups-not-divid
   # and a number beyond int64 is not wrapped to a negative one.
   set(expect_too-large "a GPT of vocab_size 50257, context_length 1024, emb_dim 768 and n_layers 1000000000 \\(7.09e\\+15 parameters\\): about .* of memory needed. this machine has")
   set(expect_beyond-int64 "emb_dim must be at most 9223372036854775807, got 9223372036854775808")
-  # Every executable that takes a model config.
-  foreach(exe ch04-01-dummy-gpt ch04-03-feed-forward ch04-04-shortcuts ch04-05-transformer-block
-              ch04-06-gpt-model ch04-07-generate ch05-01-loss ch05-02-train ch05-03-sampling ch06-03-classifier
-              ch06-04-finetune generate)
+  # Every program reads its model config through llm::ModelConfig::load (the lesson
+  # steps and generate by --config, training by its training config's model), and
+  # config-not-json above shows that each step reads it: the kinds of bad config are
+  # tried on a lesson step, on training and on generate.
+  foreach(exe ch04-01-dummy-gpt ch05-02-train generate)
     llm_cli_test(${exe}:config-${bad} 1 "${expect_${bad}}" NEEDS ${GPT2} COMMAND ${exe} --config ${BADCFG}/${bad}.json)
   endforeach()
 endforeach()
 # State dicts that do not fit the model: one key missing, one too many, one tensor of
 # the wrong shape, one of the wrong dtype (written by bad_state_dicts.py from the
-# micro model's state dict), for every executable that takes --load-state-dict.
+# micro model's state dict), refused by every executable that takes --load-state-dict.
 set(BAD_STATE_DICTS ${CMAKE_CURRENT_BINARY_DIR}/bad-state-dicts)
 add_test(NAME cli:bad-state-dicts:write
          COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/bad_state_dicts.py ${BAD_STATE_DICTS})
@@ -86,8 +100,14 @@ set(expect_missing-key "missing key 'final_norm.shift'")
 set(expect_extra-key "unexpected key 'trf_blocks.1.norm1.scale'")
 set(expect_mis-shaped "'pos_emb.weight' has shape \\[9, 16\\], expected \\[8, 16\\]")
 set(expect_wrong-dtype "'out_head.weight' is Long, expected a floating-point tensor")
+# Every program loads them through LanguageModelImpl::load_weights: each kind is tried
+# on a lesson step and on generate, a missing key on the others.
 foreach(bad missing-key extra-key mis-shaped wrong-dtype)
-  foreach(exe ch03-07-attention-heads ch04-06-gpt-model ch04-07-generate ch05-03-sampling generate)
+  set(exes ch04-06-gpt-model generate)
+  if(bad STREQUAL "missing-key")
+    list(APPEND exes ch03-07-attention-heads ch04-07-generate ch05-03-sampling)
+  endif()
+  foreach(exe IN LISTS exes)
     llm_cli_test(${exe}:state-dict-${bad} 1 "${BAD_STATE_DICTS}/${bad}.pt': ${expect_${bad}}" NEEDS ${GPT2}
                  COMMAND ${exe} --config ${BADCFG}/micro.json --load-state-dict ${BAD_STATE_DICTS}/${bad}.pt)
     set_tests_properties(cli:${exe}:state-dict-${bad} PROPERTIES FIXTURES_REQUIRED bad_state_dicts)

@@ -15,7 +15,8 @@ C++ executables (--load-state-dict) must give
     bit for bit (ch04-06 --save-state-dict);
   - its logits, to the allclose tolerance (ch04-06 --eval --save-outputs);
   - the ids of the lesson's generate(), greedy and sampled after torch.manual_seed
-    (generate --save-outputs).
+    (generate --save-outputs), for each dtype (a prefixed file's weights are its
+    twin's, bit for bit).
 Then --save-safetensors writes the layout back: the same keys and bytes as the F32
 file without prefix, a config.json for transformers, and a second round trip gives
 an identical file. Files that break the layout are refused with a message naming
@@ -87,6 +88,9 @@ def main():
     failed = False
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
+        out1, out2 = tmp / "out1" / "model.safetensors", tmp / "out2" / "model.safetensors"
+        out1.parent.mkdir()
+        out2.parent.mkdir()
         config = tmp / "gpt2-tiny.json"
         config.write_text(json.dumps(cfg))
         for name, tensors in variants.items():
@@ -103,11 +107,14 @@ def main():
                 with torch.no_grad():
                     logits = lesson(outputs["inputs"])
                 logits_close = torch.allclose(outputs["logits"], logits, atol=1e-5, rtol=1e-5)
+                # The ids of each dtype (the prefixed files load as their twins, above); the
+                # F32 file's greedy run also writes it out again (below).
                 ids_equal = True
-                for temperature, top_k in ((0.0, None), (1.5, 50)):
+                for temperature, top_k in ((0.0, None), (1.5, 50)) if "prefixed" not in name else ():
+                    out = ["--save-safetensors", out1] if name == "F32" and temperature == 0.0 else []
                     run(BIN / "generate", "--config", config, "--load-state-dict", file, "--max-new-tokens", 12,
                         "--temperature", temperature, "--top-k", top_k or 0, "--seed", 123,
-                        "--save-outputs", tmp / "ids.pt")
+                        "--save-outputs", tmp / "ids.pt", *out)
                     saved = torch.load(tmp / "ids.pt")
                     torch.manual_seed(123)
                     ids = gpt.generate(lesson, saved["prompt"], 12, cfg["context_length"], temperature=temperature,
@@ -117,17 +124,12 @@ def main():
                 print(f"{name}: {e}")
                 failed = True
                 continue
+            ids = "" if "prefixed" in name else f", greedy and sampled ids {'equal' if ids_equal else 'DIFFERENT'}"
             print(f"{name}: weights {'bit-identical' if weights_equal else 'DIFFERENT'}, logits "
-                  f"{'close' if logits_close else 'DIFFERENT'}, greedy and sampled ids "
-                  f"{'equal' if ids_equal else 'DIFFERENT'} to the lesson's")
+                  f"{'close' if logits_close else 'DIFFERENT'}{ids} to the lesson's")
             failed = failed or not (weights_equal and logits_close and ids_equal)
 
         # Out again: Hugging Face's layout, bit for bit, and a config for transformers.
-        out1, out2 = tmp / "out1" / "model.safetensors", tmp / "out2" / "model.safetensors"
-        out1.parent.mkdir()
-        out2.parent.mkdir()
-        run(BIN / "generate", "--config", config, "--load-state-dict", tmp / "F32.safetensors", "--max-new-tokens", 1,
-            "--save-safetensors", out1)
         run(BIN / "generate", "--config", config, "--load-state-dict", out1, "--max-new-tokens", 1,
             "--save-safetensors", out2)
         written, metadata = read_safetensors(out1.read_bytes())

@@ -130,18 +130,23 @@ def run(*args):
     return result.stdout
 
 
-def check_folder(folder, family, cfg, params, tmp):
-    """The C++ loading of `folder` against the course's loader of `params`."""
+def check_folder(folder, family, cfg, params, tmp, written=None):
+    """The C++ loading of `folder` against the course's loader of `params`; with
+    `written`, the greedy run also writes the folder back there (--save-safetensors)."""
     course = MODELS[family](cfg)
     load_weights_into(course, family, cfg, params)
     course.eval()
-    run(BIN / "generate", "--model-dir", folder, "--max-new-tokens", 1, "--save-state-dict", tmp / "loaded.pt")
-    loaded, expected = torch.load(tmp / "loaded.pt"), course.state_dict()
-    weights_equal = loaded.keys() == expected.keys() and all(torch.equal(loaded[k], expected[k]) for k in expected)
-    ids_equal = True
+    ids_equal, weights_equal = True, False
     for temperature, top_k in ((0.0, None), (1.5, 20)):
+        saves = []
+        if temperature == 0.0:  # the weights as loaded, and written back, from the greedy run
+            saves = ["--save-state-dict", tmp / "loaded.pt"] + (["--save-safetensors", written] if written else [])
         run(BIN / "generate", "--model-dir", folder, "--prompt", PROMPT, "--max-new-tokens", 10, "--temperature",
-            temperature, "--top-k", top_k or 0, "--seed", 123, "--save-outputs", tmp / "ids.pt")
+            temperature, "--top-k", top_k or 0, "--seed", 123, "--save-outputs", tmp / "ids.pt", *saves)
+        if saves:
+            loaded, expected = torch.load(tmp / "loaded.pt"), course.state_dict()
+            weights_equal = loaded.keys() == expected.keys() and all(torch.equal(loaded[k], expected[k])
+                                                                     for k in expected)
         saved = torch.load(tmp / "ids.pt")
         torch.manual_seed(123)
         with torch.no_grad():
@@ -150,12 +155,9 @@ def check_folder(folder, family, cfg, params, tmp):
     return weights_equal, ids_equal
 
 
-def check_written(folder, tensors, tmp):
-    """--save-safetensors writes the folder's tensors back under the same names, and
-    a config.json that holds the same model settings."""
-    out = tmp / f"{folder.name}-written"
-    out.mkdir()
-    run(BIN / "generate", "--model-dir", folder, "--max-new-tokens", 1, "--save-safetensors", out / "model.safetensors")
+def check_written(folder, tensors, out):
+    """--save-safetensors (check_folder's run) wrote the folder's tensors back into
+    `out` under the same names, and a config.json that holds the same model settings."""
     written, _ = read_safetensors((out / "model.safetensors").read_bytes())
     same = written.keys() == tensors.keys() and all(torch.equal(written[k], tensors[k]) for k in tensors)
     given, back = json.loads((folder / "config.json").read_text()), json.loads((out / "config.json").read_text())
@@ -181,9 +183,14 @@ def check_families(tmp):
             tensors = {k: v.to(dtype) for k, v in hf.items() if not (tied and k == "lm_head.weight")}
             folder = tmp / variant
             write_folder(folder, hf_config(family, cfg, dtype, tied, pattern=tied), tensors, shards)
+            written = None
+            if dtype == torch.float32 and shards == 1:
+                written = tmp / f"{variant}-written"
+                written.mkdir()
             try:
                 computed = torch.float32 if dtype == torch.float16 else dtype  # no float16 matmul on the CPU
-                weights_equal, ids_equal = check_folder(folder, family, cfg | {"dtype": computed}, tensors, tmp)
+                weights_equal, ids_equal = check_folder(folder, family, cfg | {"dtype": computed}, tensors, tmp,
+                                                        written and written / "model.safetensors")
             except RuntimeError as e:
                 print(f"{variant}: {e}")
                 failed = True
@@ -191,8 +198,8 @@ def check_families(tmp):
             print(f"{variant}: weights {'bit-identical' if weights_equal else 'DIFFERENT'}, greedy and sampled ids "
                   f"{'equal' if ids_equal else 'DIFFERENT'} to the course's loader and generate()")
             failed = failed or not (weights_equal and ids_equal)
-            if dtype == torch.float32 and shards == 1:
-                failed |= check_written(folder, tensors, tmp)
+            if written:
+                failed |= check_written(folder, tensors, written)
     return failed
 
 

@@ -11,7 +11,7 @@ source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
 fresh_dir "$dir"
 mkdir -p "$dir/tmp"
-settings=(--config configs/tiny.json --max-steps 30 --no-plot --progress never --dist-timeout 30)
+settings=(--config configs/tiny.json --max-steps 10 --no-plot --progress never --dist-timeout 30)
 
 # Runs "$@" in the background, its output into LOG, and prints 1 when a socket
 # listened on PORT (IPv4 or IPv6, state 0A) at any poll while it ran, else 0; then its

@@ -11,7 +11,7 @@
 # SEED picks the random kill times (default: a new one, printed, so a failure can be
 # replayed).
 set -uo pipefail
-bin="$1" dir="$2" kills="${3:-6}" seed="${4:-$RANDOM}"
+bin="$1" dir="$2" kills="${3:-4}" seed="${4:-$RANDOM}"
 source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
 fail() { echo "FAILED (seed $seed): $*"; tail -5 "$dir"/*.log 2>/dev/null; exit 1; }

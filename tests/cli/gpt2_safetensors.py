@@ -109,8 +109,9 @@ def main():
                 logits_close = torch.allclose(outputs["logits"], logits, atol=1e-5, rtol=1e-5)
                 # The ids of each dtype (the prefixed files load as their twins, above); the
                 # F32 file's greedy run also writes it out again (below).
+                checks_ids = "prefixed" not in name
                 ids_equal = True
-                for temperature, top_k in ((0.0, None), (1.5, 50)) if "prefixed" not in name else ():
+                for temperature, top_k in ((0.0, None), (1.5, 50)) if checks_ids else ():
                     out = ["--save-safetensors", out1] if name == "F32" and temperature == 0.0 else []
                     run(BIN / "generate", "--config", config, "--load-state-dict", file, "--max-new-tokens", 12,
                         "--temperature", temperature, "--top-k", top_k or 0, "--seed", 123,
@@ -124,9 +125,9 @@ def main():
                 print(f"{name}: {e}")
                 failed = True
                 continue
-            ids = "" if "prefixed" in name else f", greedy and sampled ids {'equal' if ids_equal else 'DIFFERENT'}"
+            ids_said = f", greedy and sampled ids {'equal' if ids_equal else 'DIFFERENT'}" if checks_ids else ""
             print(f"{name}: weights {'bit-identical' if weights_equal else 'DIFFERENT'}, logits "
-                  f"{'close' if logits_close else 'DIFFERENT'}{ids} to the lesson's")
+                  f"{'close' if logits_close else 'DIFFERENT'}{ids_said} to the lesson's")
             failed = failed or not (weights_equal and logits_close and ids_equal)
 
         # Out again: Hugging Face's layout, bit for bit, and a config for transformers.

@@ -132,7 +132,8 @@ def run(*args):
 
 def check_folder(folder, family, cfg, params, tmp, written=None):
     """The C++ loading of `folder` against the course's loader of `params`; with
-    `written`, the greedy run also writes the folder back there (--save-safetensors)."""
+    `written` (a folder), the greedy run also writes the model back into it
+    (--save-safetensors)."""
     course = MODELS[family](cfg)
     load_weights_into(course, family, cfg, params)
     course.eval()
@@ -140,7 +141,7 @@ def check_folder(folder, family, cfg, params, tmp, written=None):
     for temperature, top_k in ((0.0, None), (1.5, 20)):
         saves = []
         if temperature == 0.0:  # the weights as loaded, and written back, from the greedy run
-            saves = ["--save-state-dict", tmp / "loaded.pt"] + (["--save-safetensors", written] if written else [])
+            saves = ["--save-state-dict", tmp / "loaded.pt"] + (["--save-safetensors", written / "model.safetensors"] if written else [])
         run(BIN / "generate", "--model-dir", folder, "--prompt", PROMPT, "--max-new-tokens", 10, "--temperature",
             temperature, "--top-k", top_k or 0, "--seed", 123, "--save-outputs", tmp / "ids.pt", *saves)
         if saves:
@@ -190,7 +191,7 @@ def check_families(tmp):
             try:
                 computed = torch.float32 if dtype == torch.float16 else dtype  # no float16 matmul on the CPU
                 weights_equal, ids_equal = check_folder(folder, family, cfg | {"dtype": computed}, tensors, tmp,
-                                                        written and written / "model.safetensors")
+                                                        written)
             except RuntimeError as e:
                 print(f"{variant}: {e}")
                 failed = True

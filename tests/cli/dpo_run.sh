@@ -101,7 +101,7 @@ wait "$pid"
 status=$?
 [ "$status" -eq 130 ] && grep -q "stopped by SIGINT (Ctrl-C) after step [0-9]*; continue with --resume" "$work/interrupted.err" ||
   fail "Ctrl-C: exit $status, $(cat "$work/interrupted.err")"
-"$bin/ch07-07-dpo" --resume "$work/interrupted/checkpoint.pt" --num-epochs 2 --max-steps 12 --no-plot \
+"$bin/ch07-07-dpo" --resume "$work/interrupted/checkpoint.pt" --num-epochs 2 --max-steps 8 --no-plot \
   --response-tokens 2 >"$work/resumed.log" || fail "resuming the interrupted run: $(tail -2 "$work/resumed.log")"
 grep -q "^Resuming at step" "$work/resumed.log" || fail "no resume line: $(head -12 "$work/resumed.log")"
 

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# A run stopped after STOP steps and resumed to STEPS ends where the run that was not
-# stopped ends: the same weights and losses (their --save-outputs archives equal).
-# Whether the uninterrupted run equals the lesson's PyTorch is the compare test's check,
-# with the same flags.
+# The uninterrupted run of STEPS steps equals the lesson's PyTorch (compare.py on its
+# --save-outputs archive), and a run stopped after STOP steps and resumed to STEPS
+# ends where it ends: the same weights and losses (their archives equal).
 #
 #   resume_equals_whole.sh EXE PYTHON WORK_DIR STOP STEPS FLAG...
 set -uo pipefail
@@ -14,6 +13,7 @@ fresh_dir "$work"
 
 "$exe" "$@" --max-steps "$steps" --out-dir "$work/whole" --save-outputs "$work/whole.pt" >"$work/whole.log" ||
   fail "the uninterrupted run exited $?: $(tail -3 "$work/whole.log")"
+"$python" scripts/reference/compare.py "$work/whole.pt" || fail "compare.py on the uninterrupted run"
 "$exe" "$@" --max-steps "$stop" --out-dir "$work/part" >"$work/part.log" ||
   fail "the first part exited $?: $(tail -3 "$work/part.log")"
 grep -q "^Checkpoint: $work/part/checkpoint.pt$" "$work/part.log" ||
@@ -22,4 +22,4 @@ grep -q "^Checkpoint: $work/part/checkpoint.pt$" "$work/part.log" ||
   >"$work/resumed.log" || fail "--resume exited $?: $(tail -3 "$work/resumed.log")"
 grep -q "^Resuming at step $stop" "$work/resumed.log" || fail "no resume line: $(head -12 "$work/resumed.log")"
 same_outputs "$python" "$work/whole.pt" "$work/resumed.pt" || fail "the resumed run differs from the uninterrupted one"
-echo "OK: stopped after step $stop and resumed to step $steps, the run ends as the uninterrupted one"
+echo "OK: the run equals the lesson's PyTorch, and stopped after step $stop and resumed to step $steps it ends the same"

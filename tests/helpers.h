@@ -1,7 +1,6 @@
 #pragma once
 
 #include <catch2/catch.hpp>
-#include <torch/torch.h>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -10,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "llm/util/libtorch.h"
 #include "assertion_count.h"
 #include "llm/util/files.h"
 

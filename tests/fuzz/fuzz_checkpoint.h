@@ -3,10 +3,9 @@
 // an llm::Error.
 #pragma once
 
-#include <torch/torch.h>
-
 #include <string>
 
+#include "llm/util/libtorch.h"
 #include "llm/model/gpt_model.h"
 #include "llm/train/checkpoint.h"
 

@@ -1,7 +1,6 @@
 #pragma once
 
-#include <torch/torch.h>
-
+#include "llm/util/libtorch.h"
 #include "llm/attention/kv_cache.h"
 
 namespace llm {

@@ -1,9 +1,8 @@
 #pragma once
 
-#include <torch/torch.h>
-
 #include <string>
 
+#include "llm/util/libtorch.h"
 #include "llm/io/tensor_archive.h"
 
 namespace llm {

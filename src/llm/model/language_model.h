@@ -1,7 +1,5 @@
 #pragma once
 
-#include <torch/torch.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -12,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "llm/util/libtorch.h"
 #include "llm/attention/kv_cache.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/nn/linear.h"

@@ -1,13 +1,12 @@
 #pragma once
 
-#include <torch/torch.h>
-
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "llm/util/libtorch.h"
 #include "llm/model/hf_config.h"
 #include "llm/model/rope_decoder.h"
 

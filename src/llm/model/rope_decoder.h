@@ -1,13 +1,12 @@
 #pragma once
 
-#include <torch/torch.h>
-
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "llm/util/libtorch.h"
 #include "llm/attention/kv_cache.h"
 #include "llm/attention/rope_attention.h"
 #include "llm/model/language_model.h"

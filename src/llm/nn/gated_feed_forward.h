@@ -1,9 +1,8 @@
 #pragma once
 
-#include <torch/torch.h>
-
 #include <cstdint>
 
+#include "llm/util/libtorch.h"
 #include "llm/nn/linear.h"
 
 namespace llm {

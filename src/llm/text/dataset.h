@@ -1,11 +1,10 @@
 #pragma once
 
-#include <torch/torch.h>
-
 #include <cstdint>
 #include <memory>
 #include <utility>
 
+#include "llm/util/libtorch.h"
 #include "llm/text/token_file.h"
 
 namespace llm {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <torch/torch.h>
+#include "llm/util/libtorch.h"
 
 #include <cstdint>
 

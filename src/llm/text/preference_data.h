@@ -1,13 +1,12 @@
 #pragma once
 
-#include <torch/torch.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "llm/util/libtorch.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
 #include "llm/text/dataset.h"

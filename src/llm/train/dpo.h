@@ -1,7 +1,6 @@
 #pragma once
 
-#include <torch/torch.h>
-
+#include "llm/util/libtorch.h"
 #include "llm/model/language_model.h"
 #include "llm/text/preference_data.h"
 

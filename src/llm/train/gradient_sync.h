@@ -1,11 +1,10 @@
 #pragma once
 
-#include <torch/torch.h>
-
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "llm/util/libtorch.h"
 #include "llm/train/distributed.h"
 
 namespace c10d {

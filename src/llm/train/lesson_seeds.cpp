@@ -1,6 +1,5 @@
+#include "llm/util/libtorch.h"
 #include "llm/train/lesson_seeds.h"
-
-#include <torch/torch.h>
 
 namespace llm {
 

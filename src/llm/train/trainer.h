@@ -1,7 +1,5 @@
 #pragma once
 
-#include <torch/torch.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -10,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "llm/util/libtorch.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/model/language_model.h"
 #include "llm/text/bpe_tokenizer.h"

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <torch/torch.h>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -9,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "llm/util/libtorch.h"
 #include "assertion_count.h"
 #include "llm/util/files.h"
 

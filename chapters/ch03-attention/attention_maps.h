@@ -1,9 +1,10 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <string>
 #include <vector>
 
-#include "llm/util/libtorch.h"
 #include "llm/model/language_model.h"
 #include "llm/text/bpe_tokenizer.h"
 

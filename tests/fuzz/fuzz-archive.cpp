@@ -5,8 +5,8 @@
 // element is read, so ASan sees any that does not) or throw an llm::Error; what it
 // returns then goes through every step of reading a checkpoint.
 #include <caffe2/serialize/inline_container.h>
+#include <torch/torch.h>
 
-#include "llm/util/libtorch.h"
 #include "fuzz.h"
 #include "fuzz_checkpoint.h"
 #include "llm/io/torch_pickle.h"

@@ -3,8 +3,8 @@
 // returns must write back to bytes that read to the same tensors, and goes through
 // loading into a micro GPT-2 (qkv_bias, 2 layers), in the lesson's names or Hugging
 // Face's layout, which must accept it or throw an llm::Error.
+#include <torch/torch.h>
 
-#include "llm/util/libtorch.h"
 #include "fuzz.h"
 #include "llm/io/safetensors.h"
 #include "llm/model/gpt_weights.h"

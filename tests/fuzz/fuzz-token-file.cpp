@@ -2,11 +2,11 @@
 // reader must accept it or throw an llm::Error; what it accepts has the size its
 // header states, every id fits the vocabulary's width, and windows cut from it (as
 // training cuts them) hold its ids.
+#include <torch/torch.h>
 
 #include <filesystem>
 #include <unistd.h>
 
-#include "llm/util/libtorch.h"
 #include "fuzz.h"
 #include "llm/text/dataset.h"
 #include "llm/text/token_file.h"

@@ -3,9 +3,10 @@
 // an llm::Error.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <string>
 
-#include "llm/util/libtorch.h"
 #include "llm/model/gpt_model.h"
 #include "llm/train/checkpoint.h"
 

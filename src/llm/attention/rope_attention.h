@@ -1,9 +1,10 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <optional>
 
-#include "llm/util/libtorch.h"
 #include "llm/attention/kv_cache.h"
 #include "llm/attention/scaled_dot_product.h"
 #include "llm/nn/linear.h"

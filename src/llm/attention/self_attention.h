@@ -1,6 +1,7 @@
 #pragma once
 
-#include "llm/util/libtorch.h"
+#include <torch/torch.h>
+
 #include "llm/attention/attention_options.h"
 
 namespace llm {

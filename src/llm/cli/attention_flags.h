@@ -1,10 +1,10 @@
 #pragma once
 
 #include <cxxopts.hpp>
+#include <torch/torch.h>
 
 #include <string>
 
-#include "llm/util/libtorch.h"
 #include "llm/attention/attention_options.h"
 
 namespace llm {

@@ -1,9 +1,9 @@
-#include "llm/util/libtorch.h"
 #include "llm/cli/cli.h"
 
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <torch/torch.h>
 
 #include <malloc.h>
 #include <oneapi/dnnl/dnnl.h>

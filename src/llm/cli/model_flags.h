@@ -1,13 +1,13 @@
 #pragma once
 
 #include <cxxopts.hpp>
+#include <torch/torch.h>
 
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include "llm/util/libtorch.h"
 #include "llm/model/generate.h"
 #include "llm/model/gpt_model.h"
 #include "llm/model/language_model.h"

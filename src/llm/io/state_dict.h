@@ -1,8 +1,9 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <string>
 
-#include "llm/util/libtorch.h"
 #include "llm/io/tensor_archive.h"
 
 namespace llm {

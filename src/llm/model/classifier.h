@@ -1,10 +1,11 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 
-#include "llm/util/libtorch.h"
 #include "llm/model/language_model.h"
 #include "llm/text/bpe_tokenizer.h"
 

@@ -1,10 +1,11 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 
-#include "llm/util/libtorch.h"
 #include "llm/model/language_model.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/instruction_data.h"

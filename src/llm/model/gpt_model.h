@@ -1,6 +1,7 @@
 #pragma once
 
-#include "llm/util/libtorch.h"
+#include <torch/torch.h>
+
 #include "llm/attention/kv_cache.h"
 #include "llm/attention/multi_head_attention.h"
 #include "llm/model/gpt_config.h"

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -10,7 +12,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "llm/util/libtorch.h"
 #include "llm/attention/kv_cache.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/nn/linear.h"

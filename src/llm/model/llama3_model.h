@@ -1,5 +1,7 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -7,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "llm/util/libtorch.h"
 #include "llm/model/hf_config.h"
 #include "llm/model/rope_decoder.h"
 #include "llm/nn/rope.h"

@@ -1,12 +1,13 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
-#include "llm/util/libtorch.h"
 #include "llm/model/hf_config.h"
 #include "llm/model/rope_decoder.h"
 

@@ -1,12 +1,13 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "llm/util/libtorch.h"
 #include "llm/attention/kv_cache.h"
 #include "llm/attention/rope_attention.h"
 #include "llm/model/language_model.h"

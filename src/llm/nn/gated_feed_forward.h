@@ -1,8 +1,9 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 
-#include "llm/util/libtorch.h"
 #include "llm/nn/linear.h"
 
 namespace llm {

@@ -1,6 +1,7 @@
 #pragma once
 
-#include "llm/util/libtorch.h"
+#include <torch/torch.h>
+
 #include "llm/nn/linear.h"
 #include "llm/nn/module_list.h"
 

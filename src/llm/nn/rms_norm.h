@@ -1,6 +1,6 @@
 #pragma once
 
-#include "llm/util/libtorch.h"
+#include <torch/torch.h>
 
 #include <cstdint>
 #include <ostream>

@@ -3,10 +3,11 @@
 // What the executables record for the PyTorch comparison (--save-outputs), in the
 // form scripts/reference/compare.py and the reference scripts read and write.
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <string>
 
-#include "llm/util/libtorch.h"
 #include "llm/attention/attention_options.h"
 #include "llm/io/state_dict.h"
 #include "llm/io/tensor_archive.h"

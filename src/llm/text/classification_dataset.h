@@ -1,12 +1,13 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "llm/util/libtorch.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/labelled_examples.h"
 #include "llm/text/dataset.h"

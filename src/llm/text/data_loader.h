@@ -1,9 +1,10 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <memory>
 
-#include "llm/util/libtorch.h"
 #include "llm/text/dataset.h"
 #include "llm/text/distributed_sampler.h"
 

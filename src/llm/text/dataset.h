@@ -1,10 +1,11 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <memory>
 #include <utility>
 
-#include "llm/util/libtorch.h"
 #include "llm/text/token_file.h"
 
 namespace llm {

@@ -1,12 +1,13 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "llm/util/libtorch.h"
 #include "llm/text/bpe_tokenizer.h"
 #include "llm/text/data_loader.h"
 #include "llm/text/dataset.h"

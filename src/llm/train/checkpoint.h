@@ -1,11 +1,12 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "llm/util/libtorch.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/model/model_config.h"
 #include "llm/train/metrics.h"
@@ -87,5 +88,6 @@ NamedTensors checkpoint_weights(const NamedTensors& checkpoint);
 /// The progress counters of a checkpoint ("step", "epoch", "batch", "tokens_seen"),
 /// before the run is rebuilt: what a resumed run's flags are checked against.
 int64_t checkpoint_counter(const NamedTensors& checkpoint, const std::string& name, const std::string& source);
+
 
 }  // namespace llm

@@ -1,6 +1,7 @@
 #pragma once
 
-#include "llm/util/libtorch.h"
+#include <torch/torch.h>
+
 #include "llm/model/language_model.h"
 #include "llm/text/preference_data.h"
 

@@ -1,10 +1,11 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include "llm/util/libtorch.h"
 #include "llm/train/distributed.h"
 
 namespace c10d {

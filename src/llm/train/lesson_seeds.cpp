@@ -1,5 +1,6 @@
-#include "llm/util/libtorch.h"
 #include "llm/train/lesson_seeds.h"
+
+#include <torch/torch.h>
 
 namespace llm {
 

@@ -1,11 +1,12 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <vector>
 
-#include "llm/util/libtorch.h"
 #include "llm/model/classifier.h"
 #include "llm/model/language_model.h"
 #include "llm/text/data_loader.h"

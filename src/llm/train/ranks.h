@@ -1,9 +1,10 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <utility>
 #include <vector>
 
-#include "llm/util/libtorch.h"
 #include "llm/train/distributed.h"
 
 namespace llm {

@@ -1,12 +1,13 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "llm/util/libtorch.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/model/model_config.h"
 #include "llm/text/bpe_tokenizer.h"

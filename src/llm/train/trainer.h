@@ -1,5 +1,7 @@
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -8,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "llm/util/libtorch.h"
 #include "llm/io/tensor_archive.h"
 #include "llm/model/language_model.h"
 #include "llm/text/bpe_tokenizer.h"

@@ -4,9 +4,8 @@
 # tool they need is missing); ctest lists them above it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
 # The browser tests (ctest -L browser) open pages in Debian's headless Chromium.
-scripts/install-packages.sh chromium
+scripts/setup.sh --packages chromium
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 status=0

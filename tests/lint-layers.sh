@@ -2,7 +2,8 @@
 # The library's layers (src/llm/CMakeLists.txt): a folder includes only itself and
 # the folders below it, and only src/llm/cli/ knows the command line (cxxopts).
 #
-#   util -> nn -> io -> text -> attention -> model -> train -> reference -> serve -> cli
+#   util -> nn -> io -> text -> attention -> model -> train -> reference -> cli
+#                                                 model -> serve
 set -uo pipefail
 cd "$(dirname "$0")/../src/llm" || exit 1
 declare -A allowed=(
@@ -15,7 +16,7 @@ declare -A allowed=(
   [train]="util nn io text attention model train"
   [reference]="util nn io text attention model reference"
   [serve]="util nn io text attention model serve"
-  [cli]="util nn io text attention model train reference serve cli"
+  [cli]="util nn io text attention model train reference cli"
 )
 bad=0
 for folder in */; do

@@ -1,3 +1,5 @@
+// c10d declares its Gloo process group (Gloo's headers: libgloo-dev) only under this.
+#define USE_C10D_GLOO
 #include "llm/train/distributed.h"
 
 #include <fmt/format.h>

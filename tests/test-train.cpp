@@ -131,14 +131,17 @@ TEST_CASE("appendix D clips only once warmup is over, clip_during_warmup on ever
 TEST_CASE("a resumed run equals the uninterrupted one, stopped mid-epoch or at an epoch's end") {
   require_training_data();
   const auto golden = llm::load_tensors(llm::test::golden("ch05-train-lesson.pt"));
-  // The lesson's run, into the second epoch far enough to cross its start.
+  // The lesson's run, into the second epoch up to its next evaluation (every 5 steps), so
+  // that each resumed run evaluates; one resumes mid-epoch and crosses the next epoch's
+  // start, the other resumes at an epoch's end.
   auto whole_config = golden_run(golden);
   const auto steps_per_epoch = pretraining(whole_config)->steps_per_epoch();
-  whole_config.max_steps = steps_per_epoch + 6;
+  REQUIRE(whole_config.eval_freq < steps_per_epoch);
+  whole_config.max_steps = (steps_per_epoch / whole_config.eval_freq + 1) * whole_config.eval_freq + 1;
   const auto whole = pretraining(whole_config);
   REQUIRE(whole->train() == llm::TrainEnd::kMaxSteps);
   const auto expected = history_of(*whole);
-  for (const int64_t stop_at : {int64_t{13}, steps_per_epoch}) {
+  for (const int64_t stop_at : {whole_config.eval_freq - 1, steps_per_epoch}) {
     INFO("stopped after step " << stop_at);
     const auto dir = llm::test::temp_dir("resume-" + std::to_string(stop_at));
     auto first_config = golden_run(golden, dir.string());

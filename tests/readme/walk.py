@@ -167,7 +167,7 @@ WALK = {
         before=(SPAM_TEXTS, TINY_WEIGHTS),
         quick="--config configs/tiny.json --data spam --max-length 64 --max-steps 1 --no-plot",
         prints=("Total trainable LoRA parameters:",)),
-    "scripts/instruct.sh": Walk(prints=("Lesson 7.7",)),
+    "scripts/instruct.sh": Walk(quick="--num-epochs 1", prints=("Lesson 7.7",)),
     "ch07-06-preference-data": Walk(prints=("Number of entries: 1100",)),
     "ch07-07-dpo": Walk(quick="--max-steps 1 --no-plot --response-tokens 8", prints=("random weights of --seed",)),
     "ch07-07-dpo --load-state-dict gpt2-medium355M-sft.pth": Walk(

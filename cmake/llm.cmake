@@ -7,6 +7,11 @@ set(LLM_WARNINGS -Wall -Wextra -Wno-unused-parameter)
 # What every target of the project links with.
 add_library(llm_deps INTERFACE)
 target_link_libraries(llm_deps INTERFACE ${TORCH_LIBRARIES} spdlog::spdlog nlohmann_json::nlohmann_json)
+# cxxopts parses flags with its own code instead of std::regex: with regex, its header
+# defines six std::regex objects at namespace scope, so every file that includes it
+# (all of them, through the precompiled header) compiled std::regex's engine and every
+# executable built the regexes at start (a file's compile took 3 s longer).
+target_compile_definitions(llm_deps INTERFACE CXXOPTS_NO_REGEX)
 # ... and, but for the library's own layers, every header of src/llm. Each layer sees
 # only the headers below it (llm_add_layer in src/llm/CMakeLists.txt).
 add_library(llm_base INTERFACE)

@@ -17,10 +17,14 @@ packages=$!
 
 echo
 echo "==> Training (configs/train-quick.json $*)"
-build/bin/ch05-02-train --train-config configs/train-quick.json --out-dir runs/quick --overwrite --no-plot "$@"
+trained=0
+build/bin/ch05-02-train --train-config configs/train-quick.json --out-dir runs/quick --overwrite --no-plot "$@" ||
+  trained=$?
 
+# Whatever the training did, apt is not left running on its own (it holds dpkg's lock).
 wait "$packages" || { cat "$log"; echo "run: installing the Python packages failed (above)" >&2; exit 1; }
 grep -E '^setup:|newly installed' "$log" || true
+[ "$trained" -eq 0 ] || exit "$trained"
 plot=runs/quick/losses.png
 drawn="$(mktemp runs/quick/.losses.XXXXXX.png)"
 if /usr/bin/python3 scripts/plot_losses.py runs/quick/metrics.jsonl "$drawn"; then

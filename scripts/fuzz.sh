@@ -20,7 +20,7 @@ fi
 case "$seconds" in '' | *[!0-9]*) echo "fuzz.sh: -t wants whole seconds, got '$seconds'" >&2; exit 2 ;; esac
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(bpe-roundtrip bpe-vocabulary tokenizer-json config hf-config archive checkpoint
-  safetensors zip csv email http token-file instruction-data serve-request)
+  safetensors zip csv email http token-file instruction-data serve-request rendezvous-store)
 for target in "${targets[@]}"; do
   [ -d "tests/fuzz/corpus/$target" ] || { echo "fuzz.sh: no fuzz target '$target' (see tests/fuzz/)" >&2; exit 2; }
 done

@@ -7,6 +7,7 @@ once crashed a target are kept beside them as crash-* files and are not rewritte
 import io
 import json
 import pathlib
+import struct
 import sys
 import zipfile
 
@@ -257,6 +258,23 @@ def serve_request_seeds():
     write("serve-request", "nested", "\x00" + "[" * 2000 + "]" * 2000)
 
 
+def rendezvous_store_seeds():
+    """Request frames as a rank sends them (src/llm/train/rendezvous_store.h): the
+    operations 1 set, 2 get, 3 add, 4 compareSet, 5 deleteKey, 6 check, 7 wait,
+    8 getNumKeys, and a frame cut short."""
+    def request(op, *fields):
+        body = bytes([op]) + struct.pack("<I", len(fields))
+        body += b"".join(struct.pack("<I", len(f)) + f for f in fields)
+        return struct.pack("<I", len(body)) + body
+    write("rendezvous-store", "set-get-add", request(1, b"llm/world_size/1", b"2") + request(2, b"llm/world_size/1")
+          + request(3, b"count", b"5") + request(3, b"count", b"-2"))
+    write("rendezvous-store", "compare-set-delete",
+          request(4, b"k", b"", b"v") + request(4, b"k", b"v", b"w") + request(5, b"k") + request(8))
+    write("rendezvous-store", "check-wait", request(1, b"a", b"x") + request(6, b"a", b"b") + request(7, b"a")
+          + request(7, b"b"))
+    write("rendezvous-store", "cut-frame", request(1, b"key", b"value")[:-3])
+
+
 def hf_config_seeds():
     """config.json as the Hub holds it for the families --model-dir reads."""
     llama = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "vocab_size": 128256,
@@ -304,6 +322,7 @@ if __name__ == "__main__":
     http_seeds()
     instruction_data_seeds()
     serve_request_seeds()
+    rendezvous_store_seeds()
     for folder in sorted(CORPUS.iterdir()):
         files = list(folder.iterdir())
         print(f"{folder.name}: {len(files)} files, {sum(f.stat().st_size for f in files)} bytes")

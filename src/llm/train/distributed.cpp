@@ -1,12 +1,13 @@
 // c10d declares its Gloo process group (Gloo's headers: libgloo-dev) only under this.
+#ifndef USE_C10D_GLOO  // LibTorch's CMake flags may define it already
 #define USE_C10D_GLOO
+#endif
 #include "llm/train/distributed.h"
 
 #include <fmt/format.h>
 #include <glog/logging.h>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <cstdlib>
 #include <exception>
 
+#include "llm/train/rendezvous_store.h"
 #include "llm/util/error.h"
 
 namespace llm {
@@ -158,8 +160,9 @@ void DistributedConfig::validate() const {
 
 namespace {
 
-// The rendezvous store: a FileStore at config.rendezvous_file, else a TCPStore that
-// rank 0 serves on master_port and the others reach at master_addr.
+// The rendezvous store: a FileStore at config.rendezvous_file, else the store that
+// rank 0 serves at master_addr:master_port (and on no other address) and the others
+// reach there.
 c10::intrusive_ptr<c10d::Store> open_store(const DistributedConfig& config, const std::string& where) {
   if (!config.rendezvous_file.empty()) {
     try {
@@ -172,18 +175,17 @@ c10::intrusive_ptr<c10d::Store> open_store(const DistributedConfig& config, cons
     }
   }
   try {
-    c10d::TCPStoreOptions store;
-    store.port = static_cast<uint16_t>(config.master_port);
-    store.isServer = config.rank == 0;
-    store.numWorkers = static_cast<size_t>(config.world_size);
-    store.waitWorkers = false;  // agree_on_world_size waits for every rank, and names one that is missing
-    store.timeout = config.timeout;
-    return c10::make_intrusive<c10d::TCPStore>(config.master_addr, store);
+    return c10::make_intrusive<RendezvousStore>(config.master_addr, static_cast<uint16_t>(config.master_port),
+                                                /*serve=*/config.rank == 0, config.timeout);
+  } catch (const StorePortInUse& e) {
+    throw Error(fmt::format("rank 0: cannot serve the rendezvous on port {} ({}); is another program using "
+                            "MASTER_PORT {}? Choose a free one (scripts/launch.sh --master-port)",
+                            config.master_port, first_line(e.what()), config.master_port));
   } catch (const std::exception& e) {
     if (config.rank == 0) {  // rank 0 serves the rendezvous: it cannot have failed to reach itself
-      throw Error(fmt::format("rank 0: cannot serve the rendezvous on port {} ({}); is another program using "
-                              "MASTER_PORT {}? Choose a free one (scripts/launch.sh --master-port)",
-                              config.master_port, first_line(e.what()), config.master_port));
+      throw Error(fmt::format("rank 0: cannot serve the rendezvous at {} ({}); is MASTER_ADDR an address of this "
+                              "machine?",
+                              where, first_line(e.what())));
     }
     throw Error(fmt::format("rank {}: the rendezvous at {} failed within {} s ({}); is rank 0 running, and are "
                             "MASTER_ADDR and MASTER_PORT the same for every rank?",

@@ -25,9 +25,9 @@ struct DistributedConfig {
   /// How long the rendezvous and each collective may wait for the other ranks.
   std::chrono::seconds timeout{300};
   /// Not empty: the rendezvous goes through this file (c10d's FileStore), which only
-  /// this machine's processes reach, instead of a TCPStore that rank 0 serves on
-  /// MASTER_PORT on every interface. scripts/launch.sh sets it (LLM_RENDEZVOUS_FILE,
-  /// in a fresh private folder) for a run on one machine.
+  /// this machine's processes reach, instead of the store that rank 0 serves at
+  /// MASTER_ADDR:MASTER_PORT (RendezvousStore). scripts/launch.sh sets it
+  /// (LLM_RENDEZVOUS_FILE, in a fresh private folder) for a run on one machine.
   std::string rendezvous_file;
 
   /// Throws llm::Error naming the first impossible value.
@@ -43,8 +43,9 @@ struct DistributedEnvironment {
 };
 DistributedEnvironment read_distributed_environment();
 
-/// A process group of LibTorch's c10d: Gloo over a TCPStore rendezvous that rank 0
-/// hosts at master_addr:master_port (or a FileStore at rendezvous_file). Every
+/// A process group of LibTorch's c10d: Gloo over a rendezvous store that rank 0 serves
+/// at master_addr:master_port and on no other address (or a FileStore at
+/// rendezvous_file). Every
 /// collective waits for all ranks; a rank that died or hangs past the timeout turns
 /// into an llm::Error on the others.
 class ProcessGroup {

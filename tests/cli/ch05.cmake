@@ -151,7 +151,7 @@ set_tests_properties(cli:launch:stops-the-run-as-a-whole PROPERTIES LABELS "cli;
 add_test(NAME cli:launch:rendezvous-listens-nowhere-or-on-master-addr-only
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/launch_loopback.sh ${BIN} ${RUNS}/launch-loopback
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
-set_tests_properties(cli:launch:rendezvous-listens-nowhere-or-on-master-addr-only PROPERTIES LABELS "cli;distributed"
+set_tests_properties(cli:launch:rendezvous-listens-nowhere-or-on-master-addr-only PROPERTIES LABELS "cli;distributed;robustness"
                      SKIP_RETURN_CODE 77 TIMEOUT 120)
 # Bad flag values exit 2 before any data is read (these run without the data).
 # Settings are saved as JSON, which holds UTF-8 only: a byte that is not is refused

@@ -156,6 +156,24 @@ TEST_CASE("RoPE attention: Llama 3.2's, Qwen3's with QK-norm, Gemma 3's sliding 
   }
 }
 
+// The course's test_grouped_query_attention_equivalence (pkg/llms_from_scratch/tests/
+// test_llama3.py) compares its two GQA classes at d_in 32 and d_out 64; ours is compared
+// with its GroupedQueryAttention there, from the same seed and draws.
+TEST_CASE("RoPE attention: the course's GQA equivalence sizes, d_in 32 and d_out 64, seed 42") {
+  torch::manual_seed(42);
+  const auto x = torch::randn({2, 8, 32});
+  CHECK(torch::equal(x, get("attention/llama32-d_out/input")));
+  auto options = attention_options(2, 16);
+  options.keys_first = true;
+  options.out_features = 64;
+  llm::RopeAttention att(options);
+  llm::RopeScaling scaling;
+  scaling.original_context_length = 8;
+  const auto rope = llm::compute_rope_params(16, 50'000.0, 8, scaling);
+  check_block("attention/llama32-d_out", *att, [&](const torch::Tensor& input) { return att(input, rope); });
+  CHECK(att->out_proj->weight.sizes() == torch::IntArrayRef({64, 64}));
+}
+
 TEST_CASE("RoPE attention: a KV cache gives the uncached output, token by token and past the window") {
   torch::manual_seed(7);
   llm::RopeAttention att(attention_options(2, 16, llm::RMSNormStyle::kGemma, 16.0));

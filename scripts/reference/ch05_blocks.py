@@ -72,6 +72,19 @@ def main():
     cos, sin = compute_rope_params(head_dim=8, theta_base=500_000.0, context_length=16, freq_config=LLAMA32_ROPE_FREQ)
     golden |= record("attention/llama32", llama, torch.randn(2, t, 32, requires_grad=True), causal, cos, sin)
 
+    # The course's GQA equivalence test (pkg/llms_from_scratch/tests/test_llama3.py), with
+    # its sizes, seed, RoPE scaling and draws: d_in 32 and d_out 64, so that out_proj
+    # maps d_out to d_out.
+    torch.manual_seed(42)
+    b, t8, d_in, d_out, num_heads, num_kv_groups = 2, 8, 32, 64, 4, 2
+    x = torch.randn(b, t8, d_in)
+    cos, sin = compute_rope_params(head_dim=d_out // num_heads, theta_base=50_000, context_length=t8,
+                                   freq_config={"factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                                "original_context_length": t8})
+    mask = torch.triu(torch.ones(t8, t8, dtype=torch.bool), diagonal=1)
+    llama = LlamaGroupedQueryAttention(d_in, d_out, num_heads, num_kv_groups)
+    golden |= record("attention/llama32-d_out", llama, x.requires_grad_(), mask, cos, sin)
+
     cos, sin = compute_rope_params(head_dim=16, theta_base=1_000_000.0, context_length=16)
     torch.manual_seed(123)
     qwen3 = GroupedQueryAttention(d_in=32, num_heads=4, num_kv_groups=2, head_dim=16, qk_norm=True)

@@ -16,6 +16,7 @@ void check_rope_attention_options(const RopeAttentionOptions& o) {
     throw Error(fmt::format("RopeAttention: d_in, num_heads and num_kv_groups must be positive, got {}, {} and {}",
                             o.d_in, o.num_heads, o.num_kv_groups));
   }
+  if (o.out_features < 0) throw Error(fmt::format("RopeAttention: out_features must not be negative, got {}", o.out_features));
   if (o.num_heads % o.num_kv_groups != 0) {
     throw Error(fmt::format("RopeAttention: num_kv_groups ({}) must divide num_heads ({})", o.num_kv_groups,
                             o.num_heads));
@@ -45,7 +46,8 @@ RopeAttentionImpl::RopeAttentionImpl(const RopeAttentionOptions& o)
     W_key = register_module("W_key", Linear(o.d_in, kv_width, /*bias=*/false, o.dtype));
     W_value = register_module("W_value", Linear(o.d_in, kv_width, /*bias=*/false, o.dtype));
   }
-  out_proj = register_module("out_proj", Linear(d_out, o.d_in, /*bias=*/false, o.dtype));
+  out_proj = register_module("out_proj", Linear(d_out, o.out_features > 0 ? o.out_features : o.d_in, /*bias=*/false,
+                                                o.dtype));
   if (o.qk_norm) {
     q_norm = register_module("q_norm", RMSNorm(head_dim, 1e-6, *o.qk_norm));
     k_norm = register_module("k_norm", RMSNorm(head_dim, 1e-6, *o.qk_norm));
@@ -74,7 +76,7 @@ torch::Tensor RopeAttentionImpl::forward_cached(const torch::Tensor& x, const Ro
   queries = apply_rope(queries, rope, past);
   keys = apply_rope(keys, rope, past);
   const auto [all_keys, all_values] = cache.append(keys, values);  // [b, g, past + t, hd]
-  return out_proj->forward_matvec(merge_heads(attend(queries, all_keys, all_values, window)));  // [b, t, d_in]
+  return out_proj->forward_matvec(merge_heads(attend(queries, all_keys, all_values, window)));  // [b, t, d_out]
 }
 
 torch::Tensor RopeAttentionImpl::attend(const torch::Tensor& queries, const torch::Tensor& keys,

@@ -32,6 +32,10 @@ struct RopeAttentionOptions {
   bool keys_first = false;
   /// The projections' dtype (the course's default is bfloat16); QK-norm keeps float32.
   torch::Dtype dtype = torch::kFloat;
+  /// out_proj's width: 0 maps back to d_in, as every model does. Llama 3's class maps
+  /// its d_out (num_heads * head_dim) to d_out, which differs from d_in only in the
+  /// course's test of grouped-query attention (d_in 32, d_out 64).
+  int64_t out_features = 0;
 
   int64_t resolved_head_dim() const { return head_dim > 0 ? head_dim : d_in / num_heads; }
 };
@@ -40,7 +44,7 @@ struct RopeAttentionOptions {
 /// by their positions (apply_rope), keys and values of num_kv_groups heads shared by
 /// the query heads, a causal mask, and optionally a sliding window (Gemma 3's local
 /// layers: a token sees itself and the window - 1 tokens before it). No biases, no
-/// dropout. [b, t, d_in] -> [b, t, d_in].
+/// dropout. [b, t, d_in] -> [b, t, out_features or d_in].
 struct RopeAttentionImpl : torch::nn::Module {
   explicit RopeAttentionImpl(const RopeAttentionOptions& options);
   /// x's tokens at positions 0..t-1; `window` 0 attends to every earlier token.

@@ -4,7 +4,9 @@
 #  1. ranks started with different WORLD_SIZEs (2 and 4) both name the mismatch;
 #  2. a world of 3 with rank 2 never started: ranks 0 and 1 name rank 2 within the
 #     timeout (3 s), not after a multiple of it;
-#  3. rank 0 on a port another program holds names the port, not "is rank 0 running?".
+#  3. rank 0 on a port another program holds names the port, not "is rank 0 running?";
+#  4. rank 0 with a MASTER_ADDR that is not this machine's (192.0.2.1, a documentation
+#     address) says it cannot serve there, at once: its store binds MASTER_ADDR only.
 #
 #   rendezvous.sh BIN_DIR WORK_DIR
 set -uo pipefail
@@ -55,4 +57,9 @@ sleep 0.5
 start_rank held 2 0 $port; held=$!
 expect_line held $held "rank 0: cannot serve the rendezvous on port $port ("
 grep -qF "is another program using MASTER_PORT $port?" "$dir/held.err" || fail "the port was not named"
+
+port=$((20000 + RANDOM % 20000))
+MASTER_ADDR=192.0.2.1 start_rank elsewhere 2 0 $port; elsewhere=$!
+expect_line elsewhere $elsewhere "rank 0: cannot serve the rendezvous at 192.0.2.1:$port (cannot listen on 192.0.2.1"
+grep -qF "is MASTER_ADDR an address of this machine?" "$dir/elsewhere.err" || fail "MASTER_ADDR was not questioned"
 echo "OK"

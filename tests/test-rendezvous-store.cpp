@@ -1,6 +1,6 @@
 // The rendezvous store that rank 0 serves for ranks started by hand: its frames, its
 // table's answers (those of c10d's TCPStore), waits and timeouts, a client that sends
-// bytes that are not requests, and a port in use.
+// bytes that are not requests, a server whose reply is broken, and a port in use.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 #include "helpers.h"
 #include "llm/train/rendezvous_store.h"
 #include "llm/util/error.h"
+#include "llm/util/socket.h"
 
 using namespace std::chrono_literals;
 using llm::StoreOp;
@@ -94,6 +95,29 @@ TEST_CASE("the store's table answers as c10d's TCPStore does, and refuses what i
   CHECK_THROWS_WITH(table.apply({StoreOp::kSet, {"big", std::string(llm::StoreTable::kMaxStoreBytes, 'x')}}),
                     Catch::Contains("more than 67108864 bytes of keys and values"));
   CHECK(table.apply({StoreOp::kGet, {"b"}}) == "-2");  // a refused request changed nothing
+  for (const std::string amount : {"", "-", "+5", " 5", "5 ", "0x5", "9223372036854775808"}) {
+    CAPTURE(amount);
+    CHECK_THROWS_WITH(table.apply({StoreOp::kAdd, {"b", amount}}), Catch::Contains("cannot add"));
+  }
+  CHECK(table.apply({StoreOp::kAdd, {"b", "-9223372036854775806"}}) == "-9223372036854775808");
+}
+
+TEST_CASE("the store's table version moves with each set and delete, and only then") {
+  llm::StoreTable table;
+  CHECK(table.version() == 0);
+  table.apply({StoreOp::kSet, {"a", "1"}});
+  table.apply({StoreOp::kAdd, {"n", "1"}});
+  table.apply({StoreOp::kCompareSet, {"a", "1", "2"}});
+  CHECK(table.version() == 3);
+  table.apply({StoreOp::kGet, {"a"}});  // reads and waits change nothing
+  table.apply({StoreOp::kWait, {"b"}});
+  table.apply({StoreOp::kCheck, {"a"}});
+  table.apply({StoreOp::kCompareSet, {"a", "9", "3"}});  // not expected: no set
+  table.apply({StoreOp::kDeleteKey, {"missing"}});
+  CHECK_THROWS(table.apply({StoreOp::kAdd, {"a", "x"}}));
+  CHECK(table.version() == 3);
+  table.apply({StoreOp::kDeleteKey, {"a"}});
+  CHECK(table.version() == 4);
 }
 
 TEST_CASE("the rendezvous store serves its clients: a get waits for the key, a wait times out as c10::Error") {
@@ -129,6 +153,31 @@ TEST_CASE("the rendezvous store drops a client whose bytes are not requests and 
   CHECK(server_closes_after(server.port(), llm::encode_store_request({StoreOp::kAdd, {"k", "one"}})));
   server.set("k", bytes("v"));
   CHECK(text(server.get("k")) == "v");
+}
+
+TEST_CASE("a client drops a connection whose reply is broken, and the next call connects again") {
+  // A stand-in server on 127.0.0.1: its first connection answers with a reply length
+  // over the bound, its second with the value "v".
+  llm::Socket listener(::socket(AF_INET, SOCK_STREAM, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener.fd(), reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
+  REQUIRE(::listen(listener.fd(), 4) == 0);
+  socklen_t length = sizeof(address);
+  ::getsockname(listener.fd(), reinterpret_cast<sockaddr*>(&address), &length);
+  std::thread stand_in([&] {
+    for (const auto& reply : {std::string("\xff\xff\xff\xff", 4), llm::encode_store_reply("v")}) {
+      const llm::Socket connection(::accept(listener.fd(), nullptr, nullptr));
+      char request[256];
+      if (::recv(connection.fd(), request, sizeof(request), 0) <= 0) return;
+      ::send(connection.fd(), reply.data(), reply.size(), MSG_NOSIGNAL);
+    }
+  });
+  llm::RendezvousStore client("127.0.0.1", ntohs(address.sin_port), /*serve=*/false, 2s);
+  CHECK_THROWS_WITH(client.get("k"), Catch::Contains("sent a reply of 4294967295 bytes"));
+  CHECK(text(client.get("k")) == "v");  // a new connection, the stand-in's second
+  stand_in.join();
 }
 
 TEST_CASE("the rendezvous store names a port in use, and a client that finds no store gives up in time") {

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <cerrno>
 #include <cstring>
-#include <limits>
 #include <thread>
 
 namespace llm {
@@ -56,45 +56,14 @@ bool takes(StoreOp op, size_t fields) {
   return false;
 }
 
-// `text` as a whole number, or nullopt.
+// `text` as a whole number (decimal digits after an optional '-'), or nullopt.
 std::optional<int64_t> whole_number(const std::string& text) {
-  if (text.empty() || text.size() > 20) return std::nullopt;
-  size_t i = text[0] == '-' ? 1 : 0;
-  if (i == text.size()) return std::nullopt;
   int64_t n = 0;
-  for (; i < text.size(); ++i) {
-    if (text[i] < '0' || text[i] > '9') return std::nullopt;
-    if (__builtin_mul_overflow(n, 10, &n) || __builtin_sub_overflow(n, text[i] - '0', &n)) return std::nullopt;
-  }
-  if (text[0] == '-') return n;
-  if (n == std::numeric_limits<int64_t>::min()) return std::nullopt;
-  return -n;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, n);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return n;
 }
-
-// A socket descriptor, closed with its owner.
-class Socket {
- public:
-  Socket() = default;
-  explicit Socket(int fd) : fd_(fd) {}
-  Socket(Socket&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  Socket& operator=(Socket&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = std::exchange(other.fd_, -1);
-    }
-    return *this;
-  }
-  ~Socket() { reset(); }
-  void reset() {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = -1;
-  }
-  int fd() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_ = -1;
-};
 
 // The addresses `host` resolves to for a stream socket on `port`.
 std::unique_ptr<addrinfo, void (*)(addrinfo*)> resolve(const std::string& host, uint16_t port) {
@@ -135,7 +104,7 @@ std::vector<Socket> listen_on(const std::string& host, uint16_t& port) {
   const auto addresses = resolve(host, port);
   for (const addrinfo* a = addresses.get(); a != nullptr; a = a->ai_next) {
     Socket s(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol));
-    if (s.fd() < 0) continue;
+    if (!s.open()) continue;
     const int yes = 1;
     ::setsockopt(s.fd(), SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
     if (a->ai_family == AF_INET6) ::setsockopt(s.fd(), IPPROTO_IPV6, IPV6_V6ONLY, &yes, sizeof(yes));
@@ -175,7 +144,7 @@ Socket try_connect(const std::string& host, uint16_t port, Clock::time_point dea
   const auto addresses = resolve(host, port);
   for (const addrinfo* a = addresses.get(); a != nullptr; a = a->ai_next) {
     Socket s(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol));
-    if (s.fd() < 0) continue;
+    if (!s.open()) continue;
     if (::connect(s.fd(), a->ai_addr, a->ai_addrlen) != 0) {
       if (errno != EINPROGRESS) {
         last_error = errno;
@@ -287,6 +256,7 @@ void StoreTable::put(const std::string& key, std::string value) {
     throw Error(fmt::format("store: more than {} bytes of keys and values", kMaxStoreBytes));
   }
   bytes_ = bytes_ - old + key.size() + value.size();
+  ++version_;
   values_[key] = std::move(value);
 }
 
@@ -323,6 +293,7 @@ std::optional<std::string> StoreTable::apply(const StoreRequest& request) {
       if (found == values_.end()) return "0";
       bytes_ -= found->first.size() + found->second.size();
       values_.erase(found);
+      ++version_;
       return "1";
     }
     case StoreOp::kCheck:
@@ -381,6 +352,7 @@ class RendezvousStore::Server {
 void RendezvousStore::Server::run() {
   std::vector<pollfd> polled;
   while (!stop_) {
+    const uint64_t before = table_.version();
     polled.assign({{wake_read_.fd(), POLLIN, 0}});
     for (const auto& l : listeners_) polled.push_back({l.fd(), POLLIN, 0});
     for (const auto& c : clients_) {
@@ -398,23 +370,22 @@ void RendezvousStore::Server::run() {
       const bool ok = !(events & (POLLIN | POLLHUP | POLLERR)) || read_from(client);
       if (!ok || !write_to(client)) client.socket.reset();
     }
-    // Requests that waited for keys are asked again after any change.
-    for (bool again = true; again;) {
-      again = false;
+    // Requests that wait for keys are asked again after each change, until one pass
+    // changes nothing (an answered wait may let its client's next request set a key).
+    for (uint64_t seen = before; table_.version() != seen;) {
+      seen = table_.version();
       for (auto& client : clients_) {
-        if (client.socket.fd() < 0 || !client.waiting) continue;
-        if (!serve(client)) client.socket.reset();
-        if (!client.waiting) again = true;
+        if (client.socket.open() && client.waiting && !serve(client)) client.socket.reset();
       }
     }
-    clients_.erase(std::remove_if(clients_.begin(), clients_.end(), [](const Client& c) { return c.socket.fd() < 0; }),
+    clients_.erase(std::remove_if(clients_.begin(), clients_.end(), [](const Client& c) { return !c.socket.open(); }),
                    clients_.end());
   }
 }
 
 void RendezvousStore::Server::accept_from(int listener) {
   Socket s(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
-  if (s.fd() < 0 || clients_.size() >= kMaxClients) return;
+  if (!s.open() || clients_.size() >= kMaxClients) return;
   clients_.push_back({std::move(s), {}, {}, false});
 }
 
@@ -451,7 +422,7 @@ bool RendezvousStore::Server::read_from(Client& client) {
 }
 
 bool RendezvousStore::Server::write_to(Client& client) {
-  if (client.out.empty() || client.socket.fd() < 0) return client.socket.fd() >= 0;
+  if (client.out.empty()) return true;
   const ssize_t n = ::send(client.socket.fd(), client.out.data(), client.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   if (n < 0) return errno == EINTR || errno == EAGAIN;
   client.out.erase(0, static_cast<size_t>(n));
@@ -464,9 +435,7 @@ RendezvousStore::RendezvousStore(const std::string& host, uint16_t port, bool se
   connect(timeout);
 }
 
-RendezvousStore::~RendezvousStore() {
-  if (fd_ >= 0) ::close(fd_);
-}
+RendezvousStore::~RendezvousStore() = default;
 
 // Connects to the server, trying again every 100 ms until `timeout`: rank 0 may start
 // after the others.
@@ -475,8 +444,8 @@ void RendezvousStore::connect(milliseconds timeout) {
   int last_error = 0;
   for (;;) {
     auto s = try_connect(host_, port_, deadline, last_error);
-    if (s.fd() >= 0) {
-      fd_ = s.release();
+    if (s.open()) {
+      connection_ = std::move(s);
       return;
     }
     if (Clock::now() + milliseconds(100) >= deadline) break;
@@ -486,21 +455,28 @@ void RendezvousStore::connect(milliseconds timeout) {
                           last_error ? std::strerror(last_error) : "no address"));
 }
 
-// Sends the request and reads its reply. Past the timeout it throws c10::Error and
-// drops the connection (a late reply must not answer the next request); the next
-// call connects again.
+// Sends the request and reads its reply. Past the timeout it throws c10::Error, as
+// TCPStore's does. Any failure drops the connection, since a late or broken reply
+// must not answer the next request; the next call connects again.
 std::string RendezvousStore::call(const StoreRequest& request, milliseconds timeout) {
-  if (fd_ < 0) connect(timeout_);
+  if (!connection_.open()) connect(timeout_);
+  const int fd = connection_.fd();
   const auto deadline = Clock::now() + timeout;
   std::string header, reply;
-  bool in_time = send_all(fd_, encode_store_request(request), deadline) && recv_exact(fd_, 4, header, deadline);
-  if (in_time) {
-    const size_t size = get_u32(header, 0);
-    if (size > kMaxReplyBytes) throw Error(fmt::format("the rendezvous store sent a reply of {} bytes", size));
-    in_time = recv_exact(fd_, size, reply, deadline);
+  bool in_time = false;
+  try {
+    in_time = send_all(fd, encode_store_request(request), deadline) && recv_exact(fd, 4, header, deadline);
+    if (in_time) {
+      const size_t size = get_u32(header, 0);
+      if (size > kMaxReplyBytes) throw Error(fmt::format("the rendezvous store sent a reply of {} bytes", size));
+      in_time = recv_exact(fd, size, reply, deadline);
+    }
+  } catch (...) {
+    connection_.reset();
+    throw;
   }
   if (!in_time) {
-    ::close(std::exchange(fd_, -1));
+    connection_.reset();
     TORCH_CHECK(false, "rendezvous store: timed out after ", timeout.count(), " ms waiting for keys");
   }
   return reply;

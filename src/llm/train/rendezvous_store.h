@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "llm/util/error.h"
+#include "llm/util/socket.h"
 
 namespace llm {
 
@@ -55,11 +56,15 @@ class StoreTable {
   static constexpr size_t kMaxStoreBytes = size_t{64} << 20;
   std::optional<std::string> apply(const StoreRequest& request);
   size_t size() const { return values_.size(); }
+  /// How many times a key was set or deleted: waiting requests are asked again only
+  /// after it moves.
+  uint64_t version() const { return version_; }
 
  private:
   void put(const std::string& key, std::string value);
   std::map<std::string, std::string> values_;
   size_t bytes_ = 0;
+  uint64_t version_ = 0;
 };
 
 /// The rendezvous of a data-parallel run whose ranks were started by hand or run on
@@ -96,7 +101,7 @@ class RendezvousStore : public c10d::Store {
   std::string host_;
   uint16_t port_;
   std::unique_ptr<Server> server_;
-  int fd_ = -1;
+  Socket connection_;
 };
 
 }  // namespace llm

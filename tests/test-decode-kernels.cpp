@@ -3,7 +3,10 @@
 // quantisation error, and every family decoding with converted weights, cached equal
 // to uncached.
 #include <limits>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "helpers.h"
@@ -76,6 +79,54 @@ TEST_CASE("int8 matrix-vector products with a scale per row, on every instructio
                        y.data_ptr<float>(), out, in, isa);
       check_close(y, reference(wide, x, bias), "int8 matvec", sum_tolerance(in, magnitude_sum(wide, x)));
     }
+  }
+}
+
+TEST_CASE("the rows split over LibTorch's threads: each chunk on a thread of its own, the products those of one thread") {
+  const int before = at::get_num_threads();
+  // Every row once, in chunks of at least the grain, on as many threads as --threads.
+  for (const int threads : {1, 2, 3}) {
+    at::set_num_threads(threads);
+    for (const auto& shape : std::vector<std::pair<int64_t, int64_t>>{{100, 1}, {7, 2}, {5, 8}, {1, 1}}) {
+      const int64_t out = shape.first, grain = shape.second;
+      INFO(threads << " threads, " << out << " rows, grain " << grain);
+      std::mutex mutex;  // the body runs on other threads: it records, and the checks come after
+      std::vector<int> seen(out, 0);
+      std::set<std::thread::id> workers;
+      bool short_chunk = false;  // one shorter than the grain that is not the last
+      llm::parallel_rows(out, grain, [&](int64_t begin, int64_t end) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        short_chunk = short_chunk || (end - begin < grain && end != out);
+        for (int64_t o = begin; o < end; ++o) ++seen[o];
+        workers.insert(std::this_thread::get_id());
+      });
+      CHECK_FALSE(short_chunk);
+      CHECK(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+      CHECK(static_cast<int64_t>(workers.size()) == std::min<int64_t>(threads, (out + grain - 1) / grain));
+    }
+  }
+  // Each row is one thread's sum, whichever thread: the same bits on 1, 2 and 3.
+  torch::manual_seed(4);
+  const auto weight = torch::randn({50257, 40}).to(torch::kBFloat16);
+  const auto [q, scale] = llm::quantize_int8(torch::randn({4099, 768}));
+  const auto x = torch::randn({768});
+  std::vector<torch::Tensor> bf16, int8;
+  for (const int threads : {1, 2, 3}) {
+    at::set_num_threads(threads);
+    auto y = torch::full({50257}, std::numeric_limits<float>::quiet_NaN());
+    llm::matvec_bf16(weight.data_ptr<c10::BFloat16>(), x.data_ptr<float>(), nullptr, y.data_ptr<float>(), 50257, 40);
+    bf16.push_back(y);
+    auto z = torch::full({4099}, std::numeric_limits<float>::quiet_NaN());
+    llm::matvec_int8(q.data_ptr<int8_t>(), scale.data_ptr<float>(), x.data_ptr<float>(), nullptr, z.data_ptr<float>(),
+                     4099, 768);
+    int8.push_back(z);
+  }
+  at::set_num_threads(before);
+  CHECK_FALSE(bf16[0].isnan().any().item<bool>());
+  CHECK_FALSE(int8[0].isnan().any().item<bool>());
+  for (size_t i = 1; i < bf16.size(); ++i) {
+    CHECK(torch::equal(bf16[i], bf16[0]));
+    CHECK(torch::equal(int8[i], int8[0]));
   }
 }
 

@@ -128,10 +128,8 @@ int main(int argc, char** argv) {
       "j,threads", "Tokenizing threads (default: every core)", cxxopts::value<int64_t>(), "N")(
       "block-mb", "Megabytes of text read per round, all threads together (default: 1 per thread); memory stays "
       "a few times this",
-      cxxopts::value<int64_t>(), "N")(
-      "progress", "Progress: auto (a live line on stderr on a terminal, else a line on stdout every 5 s), "
-      "always (the live line) or never",
-      cxxopts::value<std::string>()->default_value("auto"), "WHEN");
+      cxxopts::value<int64_t>(), "N");
+  llm::cli::add_progress_flag(options);
   options.parse_positional({"data"});
   options.positional_help("PATH... -o FILE");
 

@@ -89,9 +89,8 @@ int main(int argc, char** argv) {
       cxxopts::value<std::string>(), "NAME")(
       "max-new-tokens", "Tokens generated at most per response", cxxopts::value<int64_t>()->default_value("256"), "N")(
       "out", "Where the entries with their responses go (JSON)",
-      cxxopts::value<std::string>()->default_value("instruction-data-with-response.json"), "FILE")(
-      "progress", "The progress bar: auto (on a terminal), always or never",
-      cxxopts::value<std::string>()->default_value("auto"), "NAME");
+      cxxopts::value<std::string>()->default_value("instruction-data-with-response.json"), "FILE");
+  llm::cli::add_progress_flag(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto max_new_tokens = llm::cli::positive_flag(args, "max-new-tokens");

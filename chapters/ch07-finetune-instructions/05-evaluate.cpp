@@ -119,9 +119,8 @@ int main(int argc, char** argv) {
       "timeout", "Seconds one question may take, from the connection to the answer's last byte",
       cxxopts::value<double>()->default_value("120"), "X")(
       "query", "Only ask this one question and print the answer (the lesson's \"What do Llamas eat?\")",
-      cxxopts::value<std::string>(), "TEXT")(
-      "progress", "The progress bar: auto (on a terminal), always or never",
-      cxxopts::value<std::string>()->default_value("auto"), "NAME");
+      cxxopts::value<std::string>(), "TEXT");
+  llm::cli::add_progress_flag(options);
 
   return llm::cli::run(options, argc, argv, [](const cxxopts::ParseResult& args) {
     const auto scorer = scorer_from_flags(args);

@@ -4,6 +4,12 @@
 
 namespace llm {
 
+// Each step concatenates: the cache is one dense tensor again. A buffer with room to
+// grow, written in place and attended through a narrowed view, was measured against
+// it: float32 decoding gained a few percent, but bfloat16 lost 4-13% at 1,500 tokens.
+// LibTorch 1.13 runs bfloat16 products through oneDNN, which copies an operand whose
+// batch stride is not dense (a view of a larger buffer), and gathers the transposed
+// keys to do so, where the dense cache's transpose is taken as it is.
 std::pair<torch::Tensor, torch::Tensor> LayerKVCache::append(const torch::Tensor& new_keys,
                                                              const torch::Tensor& new_values, int64_t window) {
   seen += new_keys.size(2);

@@ -185,9 +185,10 @@ cxxopts::Options options(const std::string& program, const std::string& descript
   if ((common & kThreadsFlag) != 0) {
     opts.add_options()(
         "threads",
-        "LibTorch's intra-op threads, for element-wise ops and softmax; matrix products run on the BLAS's own "
-        "threads (all cores, or OPENBLAS_NUM_THREADS). More than 1 spin-waits against the BLAS's threads and made "
-        "training slower on every machine measured (docs/benchmarks.md)",
+        "LibTorch's intra-op threads, for element-wise ops, softmax and the bfloat16 and int8 decode kernels; "
+        "float32 matrix products run on the BLAS's own threads (all cores, or OPENBLAS_NUM_THREADS). More than 1 "
+        "spin-waits against the BLAS's threads and made training slower on every machine measured "
+        "(docs/benchmarks.md)",
         cxxopts::value<int>()->default_value("1"), "N");
   }
   if ((common & kSeedFlag) != 0) {
@@ -262,6 +263,13 @@ std::string choice_flag(const cxxopts::ParseResult& args, const char* flag,
     listed += *it;
   }
   throw BadFlagValue(fmt::format("--{} must be {}, got '{}'", flag, listed, value));
+}
+
+void add_progress_flag(cxxopts::Options& options, const std::string& group) {
+  options.add_options(group)("progress",
+                             "Progress: auto (a live line on stderr on a terminal, else a line on stdout every 5 s), "
+                             "always (the live line) or never",
+                             cxxopts::value<std::string>()->default_value("auto"), "WHEN");
 }
 
 ProgressMode progress_flag(const cxxopts::ParseResult& args) {

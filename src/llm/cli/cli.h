@@ -87,9 +87,12 @@ int64_t positive_flag(const cxxopts::ParseResult& args, const char* flag);
 std::string choice_flag(const cxxopts::ParseResult& args, const char* flag,
                         std::initializer_list<std::string_view> choices);
 
-/// How --progress (auto, always or never) shows progress: always a live line on
-/// stderr; never none; auto a live line when stderr is a terminal, else a line on
-/// stdout every few seconds (ProgressLine).
+/// Declares --progress WHEN (auto, always or never; default auto) in `group`.
+void add_progress_flag(cxxopts::Options& options, const std::string& group = "");
+
+/// How --progress shows progress: always a live line on stderr; never none; auto a
+/// live line when stderr is a terminal, else a line on stdout every few seconds
+/// (ProgressLine).
 ProgressMode progress_flag(const cxxopts::ParseResult& args);
 
 /// The UTF-8 text file a lesson step reads whole (read_text_file), refused up front

@@ -56,10 +56,8 @@ void save_finetuned_state_dict(const cxxopts::ParseResult& args, const Trainer& 
 }
 
 void add_training_output_flags(cxxopts::Options& options) {
-  options.add_options("Output")("no-plot", "Skip the plots")(
-      "progress", "Progress: auto (a live line on stderr on a terminal, else a line on stdout every 5 s), "
-      "always (the live line) or never",
-      cxxopts::value<std::string>()->default_value("auto"), "WHEN");
+  options.add_options("Output")("no-plot", "Skip the plots");
+  cli::add_progress_flag(options, "Output");
 }
 
 namespace {

@@ -10,6 +10,19 @@
 #include "llm/nn/matvec_rows.h"
 #include "llm/util/error.h"
 
+#if AT_PARALLEL_OPENMP
+// LibTorch's intra-op threads are a team of GNU's OpenMP runtime (libgomp), and
+// at::parallel_for is an inline template that uses them only in a file compiled with
+// GCC's -fopenmp: compiled by clang, it runs every row on the calling thread. So the
+// rows go to that team as GCC's `#pragma omp parallel` sends them: through
+// GOMP_parallel, which runs a function on each of its threads.
+extern "C" {
+void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags);
+int omp_get_thread_num();
+int omp_get_num_threads();
+}
+#endif
+
 namespace llm {
 
 namespace kernels {
@@ -65,13 +78,14 @@ void check_isa(KernelIsa isa) {
   }
 }
 
-// The rows split over LibTorch's threads, at least 64K weights a task so that small
-// matrices stay on one thread; then each row's scale and bias.
+// The rows split over LibTorch's threads, at least 1M weights a task (1 or 2 MB, tens
+// of microseconds of reading): a smaller one costs more to hand to another thread than
+// it saves, so small matrices stay on one. Then each row's scale and bias.
 template <typename W, typename Kernel>
 void run_rows(Kernel kernel, const W* w, const float* scale, const float* x, const float* bias, float* y, int64_t out,
               int64_t in) {
-  const int64_t grain = std::max<int64_t>(4, (int64_t{1} << 16) / std::max<int64_t>(in, 1));
-  at::parallel_for(0, out, grain, [&](int64_t begin, int64_t end) {
+  const int64_t grain = std::max<int64_t>(4, (int64_t{1} << 20) / std::max<int64_t>(in, 1));
+  parallel_rows(out, grain, [&](int64_t begin, int64_t end) {
     kernel(w + begin * in, x, y + begin, end - begin, in);
     for (int64_t o = begin; o < end; ++o) {
       if (scale != nullptr) y[o] *= scale[o];
@@ -81,6 +95,28 @@ void run_rows(Kernel kernel, const W* w, const float* scale, const float* x, con
 }
 
 }  // namespace
+
+void parallel_rows(int64_t out, int64_t grain, const std::function<void(int64_t, int64_t)>& body) {
+#if AT_PARALLEL_OPENMP
+  const int64_t chunks = std::min<int64_t>(at::get_num_threads(), (out + grain - 1) / std::max<int64_t>(grain, 1));
+  if (chunks <= 1 || at::in_parallel_region()) return body(0, out);
+  struct Job {
+    const std::function<void(int64_t, int64_t)>& body;
+    int64_t out, chunks;
+  } job{body, out, chunks};
+  const auto run = [](void* data) {
+    const auto& j = *static_cast<const Job*>(data);
+    const int64_t size = (j.out + j.chunks - 1) / j.chunks;
+    // The runtime may start fewer threads than asked: each takes every team-th chunk.
+    for (int64_t c = omp_get_thread_num(); c < j.chunks; c += omp_get_num_threads()) {
+      j.body(c * size, std::min(j.out, (c + 1) * size));
+    }
+  };
+  GOMP_parallel(run, &job, static_cast<unsigned>(chunks), 0);
+#else
+  at::parallel_for(0, out, grain, body);
+#endif
+}
 
 KernelIsa best_kernel_isa() {
   static const KernelIsa best = detect_isa();

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -31,6 +32,11 @@ void matvec_bf16(const c10::BFloat16* weight, const float* x, const float* bias,
 /// W in int8 with a float32 scale per output row: y[o] = scale[o] * sum_i W[o, i] x[i] + bias[o].
 void matvec_int8(const int8_t* weight, const float* scale, const float* x, const float* bias, float* y, int64_t out,
                  int64_t in, KernelIsa isa = best_kernel_isa());
+
+/// Runs body(begin, end) over the rows [0, out) in at most at::get_num_threads()
+/// chunks of at least `grain` rows, each on a thread of LibTorch's intra-op team
+/// (--threads): the decode kernels' split. Inside a parallel region, one chunk.
+void parallel_rows(int64_t out, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
 
 /// Weight-only, per-output-channel symmetric int8 of a weight [out, in]: scale[o] =
 /// max_i |W[o, i]| / 127 (1 for a row of zeros) and q = round(W / scale), so that

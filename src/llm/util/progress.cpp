@@ -6,19 +6,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "llm/util/show.h"
+
 namespace llm {
-namespace {
-
-std::string thousands(int64_t n) {
-  std::string digits = std::to_string(n), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string format_duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "?";

@@ -76,7 +76,8 @@ torch::Tensor RopeAttentionImpl::forward_cached(const torch::Tensor& x, const Ro
   queries = apply_rope(queries, rope, past);
   keys = apply_rope(keys, rope, past);
   const auto [all_keys, all_values] = cache.append(keys, values);  // [b, g, past + t, hd]
-  return out_proj->forward_matvec(merge_heads(attend(queries, all_keys, all_values, window)));  // [b, t, d_out]
+  // [b, t, out_features or d_in]
+  return out_proj->forward_matvec(merge_heads(attend(queries, all_keys, all_values, window)));
 }
 
 torch::Tensor RopeAttentionImpl::attend(const torch::Tensor& queries, const torch::Tensor& keys,

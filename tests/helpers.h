@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "assertion_count.h"
+#include "test_case.h"
 #include "llm/util/files.h"
 
 namespace llm::test {
@@ -49,11 +49,12 @@ inline std::string fnv1a64_of_ids(const std::vector<int64_t>& ids) {
 /// A file of tests/golden/ (the tests run from the project root).
 inline std::filesystem::path golden(const std::string& name) { return std::filesystem::path("tests/golden") / name; }
 
-/// A fresh, empty folder for one test's files.
+/// A fresh, empty folder for one test's files, removed when the test case passes.
 inline std::filesystem::path temp_dir(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("llm-test-" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  scratch_of_test_case().push_back(dir);
   return dir;
 }
 

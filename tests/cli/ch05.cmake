@@ -7,15 +7,17 @@ llm_cli_test(ch05-01:says-what-it-computes 0
              "^\\(computing the loss of 36 training and 4 validation batches, 6,536,704 model parameters\\)$"
              NEEDS ${VERDICT} ${GPT2} COMMAND ch05-01-loss --config ${CFG}/tiny.json)
 llm_cli_test(ch05-02:progress-on-a-pipe 0 "^step [0-9]+/150 \\([0-9]+%\\) \\| epoch [0-9]+/20 \\| loss [0-9.]+ \\| "
-             NEEDS ${VERDICT} ${GPT2}
+             NEEDS ${VERDICT} ${GPT2} SCRATCH ${RUNS}/progress-on-a-pipe
              COMMAND ch05-02-train --train-config ${CFG}/train-quick.json --max-steps 150 --no-plot --overwrite
                      --out-dir ${RUNS}/progress-on-a-pipe)
 # The tiny model's first losses are PyTorch's (tests/golden/ch05-train-lesson.pt).
 llm_cli_test(ch05-02:pytorch-losses 0 "Ep 1 \\(Step 000005\\): Train loss 10.988, Val loss 10.949" NEEDS ${VERDICT} ${GPT2}
+             SCRATCH ${RUNS}/pytorch-losses
              COMMAND ch05-02-train ${TINY_RUN} --max-steps 6 --out-dir ${RUNS}/pytorch-losses --overwrite)
 llm_cli_test(ch05-02:checkpoint-and-metrics 0 "Metrics: .*checkpoint-and-metrics/metrics.jsonl" NEEDS ${VERDICT} ${GPT2}
+             SCRATCH ${RUNS}/checkpoint-and-metrics
              COMMAND ch05-02-train ${TINY_RUN} --max-steps 2 --out-dir ${RUNS}/checkpoint-and-metrics --overwrite)
-llm_cli_test(ch05-02:plot 0 "Plot: .*losses.png" NEEDS ${VERDICT} ${GPT2}
+llm_cli_test(ch05-02:plot 0 "Plot: .*losses.png" NEEDS ${VERDICT} ${GPT2} SCRATCH ${RUNS}/plot
              COMMAND ch05-02-train --config ${CFG}/tiny.json --max-steps 2 --out-dir ${RUNS}/plot --overwrite)
 llm_cli_test(ch05-02:train-config-unknown-key 1 "train-unknown-key.json': unknown key 'epochs'"
              COMMAND ch05-02-train --train-config ${BADCFG}/train-unknown-key.json)
@@ -112,10 +114,12 @@ llm_compare_test(ch05-02-clip-during-warmup ch05-02-train ${TINY_RUN} --max-step
 # A loss that overflows stops the run with the step named; the checkpoint of the step
 # before is kept.
 llm_cli_test(ch05-02:nan-loss-stops 1 "step [0-9]+ \\(epoch 1\\): the training loss is (nan|inf|-inf). stopping. The last checkpoint, '.*nan/checkpoint.pt', is kept as it was"
-             NEEDS ${VERDICT} ${GPT2} COMMAND ch05-02-train ${TINY_RUN} --lr 1e30 --checkpoint-every 1 --max-steps 30 --out-dir ${RUNS}/nan --overwrite)
+             NEEDS ${VERDICT} ${GPT2} SCRATCH ${RUNS}/nan
+             COMMAND ch05-02-train ${TINY_RUN} --lr 1e30 --checkpoint-every 1 --max-steps 30 --out-dir ${RUNS}/nan --overwrite)
 # ... and a run stopped before its first checkpoint says it has none.
 llm_cli_test(ch05-02:nan-loss-before-any-checkpoint 1 "the training loss is (nan|inf|-inf). stopping. No checkpoint was written yet"
-             NEEDS ${VERDICT} ${GPT2} COMMAND ch05-02-train ${TINY_RUN} --lr 1e30 --checkpoint-every 1000 --eval-freq 1000
+             NEEDS ${VERDICT} ${GPT2} SCRATCH ${RUNS}/nan-fresh
+             COMMAND ch05-02-train ${TINY_RUN} --lr 1e30 --checkpoint-every 1000 --eval-freq 1000
              --max-steps 30 --out-dir ${RUNS}/nan-fresh --overwrite)
 
 # Data-parallel training on loopback (c10d, Gloo): 2 ranks = 1 process at twice the
@@ -333,8 +337,9 @@ llm_cli_test(ch05-12:bad-max-new-tokens 2 "max_new_tokens" COMMAND ch05-12-gemma
 # weights and losses, which are the notebook's).
 set(QWEN3_NOTEBOOK_TOKENS tokenizers/qwen3/tokenizer.json ${VERDICT})
 set(FEW_STEPS --eval-freq 2 --eval-iter 1 --no-plot)
-llm_compare_test(ch05-14-other-llms-llama32 ch05-14-other-llms --model llama32 --config ${NOTEBOOKS}/llama32-train.json
-                 --max-steps 4 ${FEW_STEPS} --out-dir ${RUNS}/ch05-14-llama32 --overwrite)
+llm_compare_test(ch05-14-other-llms-llama32 ch05-14-other-llms SCRATCH ${RUNS}/ch05-14-llama32
+                 --model llama32 --config ${NOTEBOOKS}/llama32-train.json --max-steps 4 ${FEW_STEPS}
+                 --out-dir ${RUNS}/ch05-14-llama32 --overwrite)
 # Qwen3's run is checked once: against PyTorch, and stopped and resumed.
 add_test(NAME cli:ch05-14-other-llms-qwen3:compare-with-pytorch-and-resumed
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/resume_equals_whole.sh ${BIN}/ch05-14-other-llms ${PYTHON_TORCH}
@@ -342,11 +347,14 @@ add_test(NAME cli:ch05-14-other-llms-qwen3:compare-with-pytorch-and-resumed
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(cli:ch05-14-other-llms-qwen3:compare-with-pytorch-and-resumed PROPERTIES LABELS cli
                      SKIP_RETURN_CODE 77 FIXTURES_SETUP ch05-14-resumed)
+llm_cleanup(ch05-14-resumed cli ${RUNS}/ch05-14-resume)
 llm_cli_test(ch05-14:the-notebooks-text-cells 0 "^Tokens: 4943$" NEEDS ${QWEN3_NOTEBOOK_TOKENS}
+             SCRATCH ${RUNS}/ch05-14-cells
              COMMAND ch05-14-other-llms --config ${NOTEBOOKS}/qwen3-train.json --max-steps 1 --no-plot
              --out-dir ${RUNS}/ch05-14-cells --overwrite)
 llm_cli_test(ch05-14:the-notebooks-loaders 0 "^All tokens: 4608$"
-             NEEDS tokenizers/llama3/tokenizer.json ${VERDICT} COMMAND ch05-14-other-llms --model llama32
+             NEEDS tokenizers/llama3/tokenizer.json ${VERDICT} SCRATCH ${RUNS}/ch05-14-loaders
+             COMMAND ch05-14-other-llms --model llama32
              --config ${NOTEBOOKS}/llama32-train.json --max-steps 1 --no-plot
              --out-dir ${RUNS}/ch05-14-loaders --overwrite)
 llm_cli_test(ch05-14:bad-model 2 "--model must be qwen3 or llama32, got 'gpt2'" COMMAND ch05-14-other-llms --model gpt2)
@@ -362,7 +370,7 @@ add_test(NAME cli:ch04-06:config-from-another-folder
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 add_test(NAME cli:ch05-02:train-config-from-another-folder
          COMMAND ${EXPECT} 0 "--train-config configs/train-quick.json: not in this folder; using .*configs/train-quick.json"
-                 --needs the-verdict.txt --needs gpt2/encoder.json -- ${BIN}/ch05-02-train --train-config configs/train-quick.json
+                 --needs the-verdict.txt --needs gpt2/encoder.json --scratch ${RUNS}/config-elsewhere -- ${BIN}/ch05-02-train --train-config configs/train-quick.json
                  --config tiny.json --max-steps 1 --no-plot --overwrite --out-dir ${RUNS}/config-elsewhere
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(cli:ch04-06:config-from-another-folder cli:ch05-02:train-config-from-another-folder

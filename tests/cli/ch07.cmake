@@ -33,7 +33,7 @@ set_tests_properties(cli:ch07:dpo:compare-with-pytorch PROPERTIES LABELS cli SKI
 set(PREFERENCE_DATA instruction-data-with-preference.json)
 # Another family with its own tokenizer: a small Qwen3 of the real vocabulary.
 llm_cli_test(ch07-07:qwen3 0 "^Ep 1 \\(Step 000001\\): Train loss [0-9.]+, Val loss [0-9.]+, Train reward margins -?[0-9.]+, Val reward margins -?[0-9.]+$"
-             NEEDS tokenizers/qwen3/tokenizer.json
+             NEEDS tokenizers/qwen3/tokenizer.json SCRATCH ${CMAKE_CURRENT_BINARY_DIR}/dpo-qwen3
              COMMAND ch07-07-dpo --train-config ${CFG}/train-dpo-quick.json --config ${BADCFG}/tiny-qwen3-vocab.json
              --tokenizer qwen3 --data ${FIXTURES}/preferences/small.json --max-steps 2 --eval-freq 1 --eval-iter 1
              --response-tokens 4 --max-new-tokens 4 --no-plot --overwrite --out-dir ${CMAKE_CURRENT_BINARY_DIR}/dpo-qwen3)

@@ -10,7 +10,7 @@ source "$(dirname "$0")/common.sh"
 require_data gpt2/encoder.json gpt2/vocab.bpe
 browser="$(command -v chromium || command -v chromium-browser || true)"
 [ -n "$browser" ] || { echo "skipped: no chromium (scripts/test.sh installs Debian's chromium)"; exit 77; }
-fresh_dir "$work"
+scratch_dir "$work"
 source "$(dirname "$0")/serve_common.sh"
 # GPT-2 small, untrained: slow enough (tens of tokens a second) to be seen streaming and stopped.
 start_server "$work/serve.log"

@@ -10,7 +10,7 @@ set -uo pipefail
 bin="$1" python="$2" work="$3"
 source "$(dirname "$0")/common.sh"
 require_data gpt2/encoder.json gpt2/vocab.bpe
-fresh_dir "$work"
+scratch_dir "$work"
 "$python" tests/cli/sms_fixture.py "$work/sms.zip" || fail "cannot write the stand-in zip"
 "$bin/ch06-01-data" --zip "$work/sms.zip" --out-dir "$work/data" >/dev/null || fail "ch06-01-data"
 

@@ -32,6 +32,22 @@ fail() { echo "FAILED: $*"; exit 1; }
 # fresh_dir DIR: DIR, made empty for the test's files.
 fresh_dir() { rm -rf "$1" && mkdir -p "$1" || fail "cannot make $1"; }
 
+# at_exit COMMAND: runs COMMAND when the script exits, before those given earlier (a
+# server started after its folder was made stops before the folder goes); $exit_status
+# holds the script's exit status. One EXIT trap runs them all, so none replaces another.
+at_exit_commands=()
+at_exit() {
+  at_exit_commands=("$1" "${at_exit_commands[@]}")
+  trap 'exit_status=$?; for c in "${at_exit_commands[@]}"; do eval "$c" || true; done' EXIT
+}
+
+# scratch_dir DIR: fresh_dir DIR, removed when the test passes or is skipped, so that
+# the suite's runs do not pile up on the disk; a failed test keeps it to look at.
+scratch_dir() {
+  fresh_dir "$1"
+  at_exit "if [ \"\$exit_status\" = 0 ] || [ \"\$exit_status\" = 77 ]; then rm -rf $(printf %q "$1"); fi"
+}
+
 # same_outputs PYTHON WHOLE RESUMED: the --save-outputs archives of a run and of the
 # same run stopped and resumed hold equal weights, histories and accuracies.
 same_outputs() {

@@ -13,7 +13,7 @@ bin="$1" dir="$2" steps="${3:-6}"
 source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
 fail() { echo "FAILED: $*"; tail -5 "$dir"/*.log 2>/dev/null; exit 1; }
-rm -rf "$dir" && mkdir -p "$dir" || fail "cannot make $dir"
+scratch_dir "$dir"
 port() { echo $((20000 + (RANDOM % 20000))); }
 
 settings=(--config tests/cli/fixtures/configs/tiny-no-dropout.json --max-steps "$steps" --eval-freq 1000

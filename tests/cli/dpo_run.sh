@@ -12,7 +12,7 @@ set -uo pipefail
 bin="$1" python="$2" work="$3"
 source "$(dirname "$0")/common.sh"
 require_data gpt2/encoder.json gpt2/vocab.bpe instruction-data-with-preference.json
-fresh_dir "$work"
+scratch_dir "$work"
 small=tests/cli/fixtures/preferences/small.json
 run=("$bin/ch07-07-dpo" --no-plot --overwrite --response-tokens 8)
 

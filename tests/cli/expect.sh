@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
 # Runs one command and checks how it ends.
 #
-#   expect.sh CODE REGEX [--needs DATA_FILE]... -- COMMAND [ARG]...
+#   expect.sh CODE REGEX [--needs DATA_FILE]... [--scratch DIR]... -- COMMAND [ARG]...
 #
 # Passes when COMMAND exits with CODE within 300 s, its output (stdout and stderr)
 # matches the extended REGEX (each of its lines), and nothing crashed or printed a
 # C++ stack trace. A failing command must say why on exactly one stderr line. When a
 # data file is missing the test exits 77 before running anything, and ctest reports it
-# skipped.
+# skipped. Each --scratch DIR, a folder the command writes, is removed when the test
+# passes.
 set -uo pipefail
 code="$1" regex="$2"
 shift 2
 data_dir="${LLM_DATA_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/data}"
-while [ "$1" = "--needs" ]; do
-  [ -f "$data_dir/$2" ] || { echo "skipped: $data_dir/$2 is missing; run scripts/fetch-data.sh"; exit 77; }
+scratch=()
+while [ "$1" = "--needs" ] || [ "$1" = "--scratch" ]; do
+  if [ "$1" = "--scratch" ]; then
+    scratch+=("$2")
+  elif [ ! -f "$data_dir/$2" ]; then
+    echo "skipped: $data_dir/$2 is missing; run scripts/fetch-data.sh"
+    exit 77
+  fi
   shift 2
 done
 [ "$1" = "--" ] && shift
@@ -37,4 +44,5 @@ if [ "$code" -ne 0 ]; then
   lines=$(wc -l <"$err")
   [ "$lines" -eq 1 ] || fail "expected one line on stderr, got $lines"
 fi
+[ ${#scratch[@]} -eq 0 ] || rm -rf "${scratch[@]}"
 exit 0

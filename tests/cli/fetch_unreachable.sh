@@ -7,7 +7,7 @@
 set -uo pipefail
 work="$1"
 source "$(dirname "$0")/common.sh"
-fresh_dir "$work"
+scratch_dir "$work"
 mkdir -p "$work/bin" "$work/data"
 for tool in curl npm; do
   printf '#!/bin/sh\necho "%s $*" >>"%s"\nexit 1\n' "$tool" "$work/calls" >"$work/bin/$tool"

@@ -12,7 +12,7 @@ set -uo pipefail
 bin="$1" python="$2" work="$3"
 source "$(dirname "$0")/common.sh"
 require_data gpt2/encoder.json gpt2/vocab.bpe instruction-data.json
-fresh_dir "$work"
+scratch_dir "$work"
 small=tests/cli/fixtures/instructions/small.json
 
 run=("$bin/ch07-03-finetune" --train-config configs/train-instruct-quick.json --no-plot --overwrite)

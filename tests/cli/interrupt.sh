@@ -11,7 +11,7 @@ bin="$1" signal="$2" dir="$3"
 source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
 fail() { echo "FAILED: $*"; cat "$dir/train.log" "$dir/train.err" 2>/dev/null; exit 1; }
-rm -rf "$dir" && mkdir -p "$dir" || fail "cannot make $dir"
+scratch_dir "$dir"
 
 "$bin/ch05-02-train" --config configs/tiny.json --num-epochs 100 --eval-freq 1 --out-dir "$dir/run" --no-plot \
   >"$dir/train.log" 2>"$dir/train.err" &

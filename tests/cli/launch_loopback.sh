@@ -10,7 +10,7 @@ set -uo pipefail
 bin="$1" dir="$2"
 source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
-fresh_dir "$dir"
+scratch_dir "$dir"
 mkdir -p "$dir/tmp"
 settings=(--config configs/tiny.json --max-steps 10 --no-plot --progress never --dist-timeout 30)
 

@@ -10,7 +10,7 @@ set -uo pipefail
 bin="$1" dir="$2"
 source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
-fresh_dir "$dir"
+scratch_dir "$dir"
 marker="llm-launcher-test-$$"
 
 # 1. Rank 1 fails after a second; ranks 0 and 2 would sleep for 100 s, and rank 2

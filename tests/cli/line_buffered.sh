@@ -8,11 +8,11 @@ set -uo pipefail
 bin="$1" work="$2"
 source "$(dirname "$0")/common.sh"
 require_data instruction-data.json gpt2/encoder.json gpt2/vocab.bpe
-fresh_dir "$work"
+scratch_dir "$work"
 "$bin/ch07-03-finetune" --train-config configs/train-instruct-quick.json --config configs/tiny.json --num-epochs 100 \
   --out-dir "$work/run" --no-plot --progress never >"$work/log" 2>&1 &
 pid=$!
-trap 'kill -9 "$pid" 2>/dev/null' EXIT
+at_exit 'kill -9 "$pid" 2>/dev/null'
 for _ in $(seq 1200); do
   grep -q "^Run: " "$work/log" && break
   kill -0 "$pid" 2>/dev/null || fail "the run ended: $(cat "$work/log")"

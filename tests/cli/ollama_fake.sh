@@ -10,10 +10,10 @@
 set -uo pipefail
 bin="$1" python="$2" work="$3"
 source "$(dirname "$0")/common.sh"
-fresh_dir "$work"
+scratch_dir "$work"
 "$python" tests/cli/fake_ollama.py "$work/port" 90 &
 server=$!
-trap 'kill "$server" 2>/dev/null' EXIT
+at_exit 'kill "$server" 2>/dev/null'
 for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
 port="$(cat "$work/port")" || fail "the fake server did not start"
 

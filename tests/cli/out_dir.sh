@@ -9,7 +9,7 @@ set -uo pipefail
 bin="$1" dir="$2"
 source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
-fresh_dir "$dir"
+scratch_dir "$dir"
 run=(--config configs/tiny.json --no-plot --progress never --eval-freq 1000)
 out="$dir/run" checkpoint="$dir/run/checkpoint.pt"
 

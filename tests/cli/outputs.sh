@@ -14,7 +14,7 @@ set -uo pipefail
 bin="$1" tiny="$2" work="$3"
 source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
-fresh_dir "$work"
+scratch_dir "$work"
 cp "$tiny" "$work/c.pt" && ln "$work/c.pt" "$work/hard-link.pt" || fail "cannot copy the checkpoint"
 kept=$(sha256sum <"$work/c.pt")
 

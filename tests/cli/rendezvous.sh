@@ -13,7 +13,7 @@ set -uo pipefail
 bin="$1" dir="$2"
 source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
-fresh_dir "$dir"
+scratch_dir "$dir"
 settings=(--config configs/tiny.json --out-dir= --max-steps 2 --progress never --dist-timeout 3)
 
 # rank R of WORLD_SIZE W on PORT, in the background; its stderr in $dir/NAME.err.
@@ -52,7 +52,7 @@ port=$((20000 + RANDOM % 20000))
 /usr/bin/python3 -c "import socket, sys, time
 s = socket.socket(); s.bind(('0.0.0.0', int(sys.argv[1]))); s.listen(); time.sleep(30)" $port &
 holder=$!
-trap 'kill $holder 2>/dev/null' EXIT
+at_exit 'kill $holder 2>/dev/null'
 sleep 0.5
 start_rank held 2 0 $port; held=$!
 expect_line held $held "rank 0: cannot serve the rendezvous on port $port ("

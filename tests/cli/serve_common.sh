@@ -4,7 +4,7 @@
 # start_server LOG ARGS...: starts serve (at most 300 s) and waits for its port; sets
 # $server (the timeout wrapper's pid) and $port.
 server=""
-trap '[ -n "$server" ] && kill -9 "$server" $(pgrep -P "$server") 2>/dev/null' EXIT
+at_exit '[ -n "$server" ] && kill -9 "$server" $(pgrep -P "$server") 2>/dev/null'
 start_server() {
   local log="$1"
   shift

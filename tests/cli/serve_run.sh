@@ -13,7 +13,7 @@ set -uo pipefail
 bin="$1" python="$2" work="$3"
 source "$(dirname "$0")/common.sh"
 require_data gpt2/encoder.json gpt2/vocab.bpe
-fresh_dir "$work"
+scratch_dir "$work"
 source "$(dirname "$0")/serve_common.sh"
 
 prompt="Every effort moves you"

@@ -15,7 +15,7 @@ bin="$1" dir="$2" kills="${3:-4}" seed="${4:-$RANDOM}"
 source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
 fail() { echo "FAILED (seed $seed): $*"; tail -5 "$dir"/*.log 2>/dev/null; exit 1; }
-rm -rf "$dir" && mkdir -p "$dir" || fail "cannot make $dir"
+scratch_dir "$dir"
 RANDOM="$seed"
 
 # A checkpoint after every step, so that kills land between, before and inside writes.

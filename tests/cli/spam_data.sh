@@ -11,7 +11,7 @@ set -uo pipefail
 bin="$1" python="$2" work="$3" dataset="$4"
 source "$(dirname "$0")/common.sh"
 require_data gpt2/encoder.json gpt2/vocab.bpe
-fresh_dir "$work"
+scratch_dir "$work"
 case "$dataset" in
   sms)
     "$python" tests/cli/sms_fixture.py "$work/sms.zip" || fail "cannot write the stand-in zip"

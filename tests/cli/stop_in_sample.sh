@@ -8,7 +8,7 @@ bin="$1" dir="$2"
 source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt gpt2/encoder.json gpt2/vocab.bpe
 fail() { echo "FAILED: $*"; cat "$dir/train.log" "$dir/train.err" 2>/dev/null; exit 1; }
-rm -rf "$dir" && mkdir -p "$dir" || fail "cannot make $dir"
+scratch_dir "$dir"
 
 "$bin/ch05-02-train" --config configs/tiny.json --num-epochs 2 --eval-freq 1000 --max-new-tokens 100000000 \
   --out-dir "$dir/run" --no-plot --progress never >"$dir/train.log" 2>"$dir/train.err" &

@@ -11,7 +11,7 @@ set -uo pipefail
 bin="$1" dir="$2"
 source "$(dirname "$0")/common.sh"
 require_data the-verdict.txt moby-dick.txt gpt2/encoder.json gpt2/vocab.bpe
-fresh_dir "$dir"
+scratch_dir "$dir"
 data="${LLM_DATA_DIR:-$(pwd)/data}"
 
 # 1. Two threads in 1 MB rounds, one thread in 64 MB rounds: the same file.

@@ -280,7 +280,8 @@ def fail(message):
 
 
 def scratch_folder(build, name):
-    """A folder where the repository's files are linked and runs/ and models/ are its own."""
+    """A folder where the repository's files are linked and runs/ and models/ are its own,
+    removed when the command holds."""
     folder = build / "readme-walk" / name.replace(":", "-")
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -400,6 +401,7 @@ def walk_one(command, walk, name, bin_dir):
         if not (folder / path).is_file():
             fail(f"{path} was not written")
     print("held: " + command)
+    shutil.rmtree(folder)  # a failed command's folder stays, to look at
 
 
 def check(commands, bin_dir):

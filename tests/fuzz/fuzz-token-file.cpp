@@ -13,8 +13,23 @@
 #include "llm/util/error.h"
 #include "llm/util/files.h"
 
+namespace {
+
+// The file each input is written to, one per process, removed when the process ends.
+struct ScratchFile {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("fuzz-token-file-" + std::to_string(::getpid()));
+  ~ScratchFile() {
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+  }
+};
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const auto path = std::filesystem::temp_directory_path() / ("fuzz-token-file-" + std::to_string(::getpid()));
+  static const ScratchFile scratch;
+  const auto& path = scratch.path;
   llm::write_file_atomic(path, llm::fuzz::bytes(data, size));
   try {
     const auto file = std::make_shared<const llm::TokenFile>(path);

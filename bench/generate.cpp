@@ -58,10 +58,11 @@ int main(int argc, char** argv) {
     const auto path = args["config"].as<std::string>();
     auto settings = nlohmann::json::parse(llm::read_file(path));
     if (args.count("dtype") != 0) settings["dtype"] = args["dtype"].as<std::string>();
+    const auto weights_dtype = llm::parse_weights_dtype(args["weights-dtype"].as<std::string>());
+    const llm::ConvertLinearsWhenBuilt converted(weights_dtype);  // no float32 model in memory first
     auto model = llm::ModelConfig::parse(settings.dump(), path).make();
     model->to(llm::cli::device(args));
     model->eval();
-    llm::convert_linear_weights(*model, llm::parse_weights_dtype(args["weights-dtype"].as<std::string>()));
     const int64_t new_tokens = args["new-tokens"].as<int64_t>();
     const auto prompt = torch::tensor({{15496, 11, 314, 716}}, torch::kLong);  // "Hello, I am"
     llm::generate(*model, prompt, llm::SamplingOptions(5));                      // warm-up

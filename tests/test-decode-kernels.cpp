@@ -222,3 +222,40 @@ TEST_CASE("every family decodes with bfloat16 and int8 weights: cached equals un
     }
   }
 }
+
+TEST_CASE("a model built for bfloat16 or int8 decoding converts each layer as it draws it: the weights of one "
+          "converted after it was built, in every family") {
+  for (const std::string name : {"tiny", "tiny-gqa", "tiny-llama32", "tiny-qwen3", "tiny-qwen3-moe", "tiny-gemma3"}) {
+    for (const auto dtype : {llm::WeightsDtype::kBFloat16, llm::WeightsDtype::kInt8}) {
+      INFO(name << " " << llm::weights_dtype_name(dtype));
+      const auto config = llm::ModelConfig::load("configs/" + name + ".json");
+      torch::manual_seed(123);
+      auto after = config.make();
+      REQUIRE(llm::convert_linear_weights(*after, dtype) > 0);
+      torch::manual_seed(123);
+      const auto converted = [&] {
+        const llm::ConvertLinearsWhenBuilt when_built(dtype);
+        return config.make();
+      }();
+      const auto expected = after->named_parameters(), actual = converted->named_parameters();
+      REQUIRE(actual.size() == expected.size());
+      for (const auto& item : expected) {
+        INFO(item.key());
+        REQUIRE(actual.contains(item.key()));
+        CHECK(actual[item.key()].scalar_type() == item.value().scalar_type());
+        CHECK(torch::equal(actual[item.key()], item.value()));
+      }
+      const auto modules = converted->modules(), modules_after = after->modules();  // and the int8 scales
+      REQUIRE(modules.size() == modules_after.size());
+      for (size_t i = 0; i < modules.size(); ++i) {
+        const auto* linear = modules[i]->as<llm::LinearImpl>();
+        if (linear == nullptr) continue;
+        const auto& scale_after = modules_after[i]->as<llm::LinearImpl>()->weight_scale;
+        REQUIRE(linear->weight_scale.defined() == (dtype == llm::WeightsDtype::kInt8));
+        if (scale_after.defined()) CHECK(torch::equal(linear->weight_scale, scale_after));
+      }
+      llm::Linear plain(4, 3);  // the guard has gone: a Linear built now keeps float32
+      CHECK(plain->weight.scalar_type() == torch::kFloat);
+    }
+  }
+}

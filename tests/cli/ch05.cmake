@@ -73,6 +73,11 @@ llm_cli_test(generate:weights-bfloat16 0 "Decoding with bfloat16 weights: 6\\.6 
              COMMAND generate --config ${CFG}/tiny.json --weights-dtype bfloat16 --max-new-tokens 5 --ids)
 llm_cli_test(generate:weights-int8 0 "Decoding with int8 weights: 3\\.5 MB of layer weights read per token" NEEDS ${GPT2}
              COMMAND generate --config ${CFG}/tiny.json --weights-dtype int8 --max-new-tokens 5 --ids)
+# Loaded weights are converted once loaded; random ones as each layer draws them.
+llm_cli_test(generate:weights-int8-of-a-state-dict 0 "Decoding with int8 weights: 3\\.5 MB of layer weights read per"
+             NEEDS ${GPT2} COMMAND generate --config ${CFG}/tiny.json --load-state-dict ${RUNS}/tiny-seed-9.pt
+             --weights-dtype int8 --max-new-tokens 5)
+set_tests_properties(cli:generate:weights-int8-of-a-state-dict PROPERTIES FIXTURES_REQUIRED tiny-seed-9)
 llm_cli_test(generate:bad-weights-dtype 2 "--weights-dtype must be float32, bfloat16 or int8, got 'fp8'"
              COMMAND generate --config ${CFG}/tiny.json --weights-dtype fp8)
 llm_cli_test(generate:weights-dtype-and-save 2 "--weights-dtype int8 is for decoding, and --save-state-dict would save"

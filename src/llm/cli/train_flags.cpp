@@ -265,7 +265,12 @@ TrainedModel trained_model_from_flags(const cxxopts::ParseResult& args,
       return {model, std::move(tokenizer), folder.bos_id(), std::nullopt};
     }
     auto tokenizer = default_tokenizer();
-    if (args.count("checkpoint") == 0) return {model_from_flags(args), std::move(tokenizer), std::nullopt, std::nullopt};
+    if (args.count("checkpoint") == 0) {
+      // Random weights are converted as each layer draws them; loaded ones once loaded.
+      const ConvertLinearsWhenBuilt converted(args.count("load-state-dict") == 0 ? weights_dtype
+                                                                                 : WeightsDtype::kFloat32);
+      return {model_from_flags(args), std::move(tokenizer), std::nullopt, std::nullopt};
+    }
     const auto path = args["checkpoint"].as<std::string>();
     const auto checkpoint = load_checkpoint(path);
     auto model = checkpoint_model(checkpoint, path);

@@ -29,6 +29,19 @@ void LoRAImpl::pretty_print(std::ostream& stream) const {
   stream << "LoRALayer()";  // as the appendix's LoRALayer prints
 }
 
+namespace {
+
+// The dtype a Linear converts its weight to once drawn (ConvertLinearsWhenBuilt).
+thread_local WeightsDtype converted_when_built = WeightsDtype::kFloat32;
+
+}  // namespace
+
+ConvertLinearsWhenBuilt::ConvertLinearsWhenBuilt(WeightsDtype dtype) : outer_(converted_when_built) {
+  converted_when_built = dtype;
+}
+
+ConvertLinearsWhenBuilt::~ConvertLinearsWhenBuilt() { converted_when_built = outer_; }
+
 LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias, torch::Dtype dtype)
     : torch::nn::Module("Linear") {
   // nn.Linear's reset_parameters, draw for draw, on a tensor of the dtype (as
@@ -40,6 +53,7 @@ LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias
     bias = register_parameter("bias", torch::empty({out_features}, dtype));
     torch::nn::init::uniform_(bias, -bound, bound);
   }
+  convert_weight(converted_when_built);
 }
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {

@@ -78,6 +78,21 @@ int64_t add_lora(torch::nn::Module& module, int64_t rank, double alpha);
 /// LinearImpl::convert_weight on every Linear in `module`; returns how many.
 int64_t convert_linear_weights(torch::nn::Module& module, WeightsDtype dtype);
 
+/// While one lives, every Linear built on this thread converts its weight (convert_
+/// weight) as soon as it has drawn it, so that a model built with random weights for
+/// decoding in bfloat16 or int8 never holds its float32 weights all at once: one
+/// layer's at most. The draws are the same, and so are the converted weights.
+class ConvertLinearsWhenBuilt {
+ public:
+  explicit ConvertLinearsWhenBuilt(WeightsDtype dtype);
+  ~ConvertLinearsWhenBuilt();
+  ConvertLinearsWhenBuilt(const ConvertLinearsWhenBuilt&) = delete;
+  ConvertLinearsWhenBuilt& operator=(const ConvertLinearsWhenBuilt&) = delete;
+
+ private:
+  WeightsDtype outer_;  // the one in force before, back when this one goes
+};
+
 /// The bytes of every Linear's weight, scales and bias in `module`: what one decoded
 /// token reads besides its embedding row, its norms and its KV cache.
 int64_t linear_weight_bytes(const torch::nn::Module& module);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <malloc.h>
+
 #include <cmath>
 
 #include "llm/nn/matvec.h"
@@ -53,7 +55,11 @@ LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias
     bias = register_parameter("bias", torch::empty({out_features}, dtype));
     torch::nn::init::uniform_(bias, -bound, bound);
   }
+  if (converted_when_built == WeightsDtype::kFloat32) return;
   convert_weight(converted_when_built);
+  // The executables keep freed memory in the heap (cli.cpp, keep_freed_memory): give the
+  // float32 weight's pages back, or the heap would grow to the float32 model's size.
+  ::malloc_trim(0);
 }
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
@@ -99,7 +105,8 @@ torch::Tensor LinearImpl::forward_matvec(const torch::Tensor& x) {
 }
 
 torch::Tensor LinearImpl::weight_as(torch::ScalarType dtype) const {
-  if (weight.scalar_type() == torch::kChar) return (weight.to(torch::kFloat) * weight_scale.unsqueeze(1)).to(dtype);
+  // Widened in place: one float32 copy of the weight at a time, not two.
+  if (weight.scalar_type() == torch::kChar) return weight.to(torch::kFloat).mul_(weight_scale.unsqueeze(1)).to(dtype);
   return weight.scalar_type() == dtype ? weight : weight.to(dtype);
 }
 

@@ -58,9 +58,10 @@ int main(int argc, char** argv) {
     const auto path = args["config"].as<std::string>();
     auto settings = nlohmann::json::parse(llm::read_file(path));
     if (args.count("dtype") != 0) settings["dtype"] = args["dtype"].as<std::string>();
-    const auto weights_dtype = llm::parse_weights_dtype(args["weights-dtype"].as<std::string>());
-    const llm::ConvertLinearsWhenBuilt converted(weights_dtype);  // no float32 model in memory first
-    auto model = llm::ModelConfig::parse(settings.dump(), path).make();
+    auto model = [&] {  // each layer converted as it is drawn: no float32 model in memory first
+      const llm::ConvertLinearsWhenBuilt converted(llm::parse_weights_dtype(args["weights-dtype"].as<std::string>()));
+      return llm::ModelConfig::parse(settings.dump(), path).make();
+    }();
     model->to(llm::cli::device(args));
     model->eval();
     const int64_t new_tokens = args["new-tokens"].as<int64_t>();

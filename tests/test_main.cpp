@@ -8,7 +8,7 @@ namespace llm::test {
 // Counts the assertions of the running test case, so that a test can skip only before
 // its first check (data_or_skip): a skip can never hide a failure. When the case passes,
 // the folders it made (temp_dir) go, so that the suite's files do not pile up on the disk.
-struct AssertionCounter : Catch::TestEventListenerBase {
+struct TestCaseListener : Catch::TestEventListenerBase {
   using TestEventListenerBase::TestEventListenerBase;
   void testCaseStarting(const Catch::TestCaseInfo& info) override {
     TestEventListenerBase::testCaseStarting(info);
@@ -28,6 +28,6 @@ struct AssertionCounter : Catch::TestEventListenerBase {
     }
   }
 };
-CATCH_REGISTER_LISTENER(AssertionCounter)
+CATCH_REGISTER_LISTENER(TestCaseListener)
 
 }  // namespace llm::test

@@ -375,8 +375,9 @@ add_test(NAME cli:ch04-06:config-from-another-folder
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 add_test(NAME cli:ch05-02:train-config-from-another-folder
          COMMAND ${EXPECT} 0 "--train-config configs/train-quick.json: not in this folder; using .*configs/train-quick.json"
-                 --needs the-verdict.txt --needs gpt2/encoder.json --scratch ${RUNS}/config-elsewhere -- ${BIN}/ch05-02-train --train-config configs/train-quick.json
-                 --config tiny.json --max-steps 1 --no-plot --overwrite --out-dir ${RUNS}/config-elsewhere
+                 --needs the-verdict.txt --needs gpt2/encoder.json --scratch ${RUNS}/config-elsewhere
+                 -- ${BIN}/ch05-02-train --train-config configs/train-quick.json --config tiny.json --max-steps 1
+                 --no-plot --overwrite --out-dir ${RUNS}/config-elsewhere
          WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(cli:ch04-06:config-from-another-folder cli:ch05-02:train-config-from-another-folder
                      PROPERTIES LABELS cli SKIP_RETURN_CODE 77)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "helpers.h"
+#include "llm/io/state_dict.h"
 #include "llm/model/generate.h"
 #include "llm/model/model_config.h"
 #include "llm/nn/linear.h"
@@ -36,6 +37,10 @@ llm::test::Tolerance sum_tolerance(int64_t in, double largest_magnitude_sum = 1.
   const double eps = 6e-8 * static_cast<double>(in);
   return {eps * largest_magnitude_sum, eps};
 }
+
+// A config of every model family.
+const std::vector<std::string> kFamilies = {"tiny",       "tiny-gqa",       "tiny-llama32",
+                                            "tiny-qwen3", "tiny-qwen3-moe", "tiny-gemma3"};
 
 double magnitude_sum(const torch::Tensor& wide_weight, const torch::Tensor& x) {
   return wide_weight.abs().mv(x.abs()).max().item<double>();
@@ -202,7 +207,7 @@ TEST_CASE("a converted Linear: one row through the kernels equals the same row t
 }
 
 TEST_CASE("every family decodes with bfloat16 and int8 weights: cached equals uncached, greedy and sampled") {
-  for (const std::string name : {"tiny", "tiny-gqa", "tiny-llama32", "tiny-qwen3", "tiny-qwen3-moe", "tiny-gemma3"}) {
+  for (const auto& name : kFamilies) {
     for (const auto dtype : {llm::WeightsDtype::kBFloat16, llm::WeightsDtype::kInt8}) {
       INFO(name << " " << llm::weights_dtype_name(dtype));
       torch::manual_seed(123);
@@ -223,9 +228,34 @@ TEST_CASE("every family decodes with bfloat16 and int8 weights: cached equals un
   }
 }
 
+namespace {
+
+// The same parameters, dtypes and int8 scales, bit for bit.
+void check_same_weights(const torch::nn::Module& actual, const torch::nn::Module& expected, llm::WeightsDtype dtype) {
+  const auto want = expected.named_parameters(), got = actual.named_parameters();
+  REQUIRE(got.size() == want.size());
+  for (const auto& item : want) {
+    INFO(item.key());
+    REQUIRE(got.contains(item.key()));
+    CHECK(got[item.key()].scalar_type() == item.value().scalar_type());
+    CHECK(torch::equal(got[item.key()], item.value()));
+  }
+  const auto modules = actual.modules(), modules_expected = expected.modules();
+  REQUIRE(modules.size() == modules_expected.size());
+  for (size_t i = 0; i < modules.size(); ++i) {
+    const auto* linear = modules[i]->as<llm::LinearImpl>();
+    if (linear == nullptr) continue;
+    const auto& scale = modules_expected[i]->as<llm::LinearImpl>()->weight_scale;
+    REQUIRE(linear->weight_scale.defined() == (dtype == llm::WeightsDtype::kInt8));
+    if (scale.defined()) CHECK(torch::equal(linear->weight_scale, scale));
+  }
+}
+
+}  // namespace
+
 TEST_CASE("a model built for bfloat16 or int8 decoding converts each layer as it draws it: the weights of one "
           "converted after it was built, in every family") {
-  for (const std::string name : {"tiny", "tiny-gqa", "tiny-llama32", "tiny-qwen3", "tiny-qwen3-moe", "tiny-gemma3"}) {
+  for (const auto& name : kFamilies) {
     for (const auto dtype : {llm::WeightsDtype::kBFloat16, llm::WeightsDtype::kInt8}) {
       INFO(name << " " << llm::weights_dtype_name(dtype));
       const auto config = llm::ModelConfig::load("configs/" + name + ".json");
@@ -237,25 +267,49 @@ TEST_CASE("a model built for bfloat16 or int8 decoding converts each layer as it
         const llm::ConvertLinearsWhenBuilt when_built(dtype);
         return config.make();
       }();
-      const auto expected = after->named_parameters(), actual = converted->named_parameters();
-      REQUIRE(actual.size() == expected.size());
-      for (const auto& item : expected) {
-        INFO(item.key());
-        REQUIRE(actual.contains(item.key()));
-        CHECK(actual[item.key()].scalar_type() == item.value().scalar_type());
-        CHECK(torch::equal(actual[item.key()], item.value()));
-      }
-      const auto modules = converted->modules(), modules_after = after->modules();  // and the int8 scales
-      REQUIRE(modules.size() == modules_after.size());
-      for (size_t i = 0; i < modules.size(); ++i) {
-        const auto* linear = modules[i]->as<llm::LinearImpl>();
-        if (linear == nullptr) continue;
-        const auto& scale_after = modules_after[i]->as<llm::LinearImpl>()->weight_scale;
-        REQUIRE(linear->weight_scale.defined() == (dtype == llm::WeightsDtype::kInt8));
-        if (scale_after.defined()) CHECK(torch::equal(linear->weight_scale, scale_after));
-      }
+      check_same_weights(*converted, *after, dtype);
       llm::Linear plain(4, 3);  // the guard has gone: a Linear built now keeps float32
       CHECK(plain->weight.scalar_type() == torch::kFloat);
     }
   }
+}
+
+TEST_CASE("weights loaded into a converted model are converted as each is copied in: those of one loaded, "
+          "then converted") {
+  for (const auto& name : kFamilies) {
+    const auto config = llm::ModelConfig::load("configs/" + name + ".json");
+    torch::manual_seed(7);
+    const auto trained = config.make();
+    // The course's names, and Hugging Face's in float32 and bfloat16 (GPT-2's layout has
+    // no grouped-query attention).
+    std::vector<std::pair<std::string, llm::NamedTensors>> files = {{"state dict", llm::state_dict(*trained)}};
+    if (name != "tiny-gqa") {
+      llm::NamedTensors hf_bf16;
+      for (const auto& [key, tensor] : trained->hf_weights()) hf_bf16.emplace_back(key, tensor.to(torch::kBFloat16));
+      files.emplace_back("hf", trained->hf_weights());
+      files.emplace_back("hf bfloat16", std::move(hf_bf16));
+    }
+    for (const auto& [file, tensors] : files) {
+      for (const auto dtype : {llm::WeightsDtype::kBFloat16, llm::WeightsDtype::kInt8}) {
+        INFO(name << " " << file << " " << llm::weights_dtype_name(dtype));
+        auto after = config.make();
+        after->load_weights(tensors, file);
+        REQUIRE(llm::convert_linear_weights(*after, dtype) > 0);
+        auto converted = [&] {
+          const llm::ConvertLinearsWhenBuilt when_built(dtype);
+          return config.make();
+        }();
+        converted->load_weights(tensors, file);
+        check_same_weights(*converted, *after, dtype);
+      }
+    }
+  }
+}
+
+TEST_CASE("an int8 Linear takes only floating-point weights") {
+  const llm::ConvertLinearsWhenBuilt when_built(llm::WeightsDtype::kInt8);
+  llm::Linear linear(4, 3);
+  const llm::NamedTensors ints = {{"weight", torch::ones({3, 4}, torch::kChar)}, {"bias", torch::zeros({3})}};
+  CHECK_THROWS_WITH(llm::load_state_dict(*linear, ints, "ints"),
+                    Catch::Contains("'weight' is Char, expected a floating-point tensor"));
 }

@@ -343,6 +343,43 @@ TEST_CASE("safetensors round-trip names, order, dtypes and values, from bytes an
   CHECK_FALSE(llm::looks_like_safetensors(llm::read_file_start(dir / "x.safetensors", 8)));
 }
 
+namespace {
+
+// This process's resident pages of mapped files (/proc/self/status RssFile), in bytes.
+int64_t resident_file_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("RssFile:", 0) == 0) return std::stoll(line.substr(8)) * 1024;
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("a memory-mapped safetensors tensor gives its pages back when it goes, and only its own") {
+  const auto dir = llm::test::temp_dir("io-safetensors-release");
+  constexpr int64_t kBig = 16 << 20;  // floats: 64 MiB
+  // Sizes that are no multiple of a page: the pages the tensors share stay.
+  llm::save_safetensors(dir / "x.safetensors", {{"a", torch::full({1001}, 1.0)},
+                                                {"big", torch::full({kBig}, 2.0)},
+                                                {"b", torch::full({1003}, 3.0)}});
+  auto loaded = llm::load_tensors(dir / "x.safetensors");
+  REQUIRE(loaded.size() == 3);
+  auto a = loaded[0].second, big = loaded[1].second, b = loaded[2].second;
+  loaded.clear();
+  a.add_(10.0);  // written: these pages are the process's own copies now
+  b.add_(10.0);
+  CHECK(big.sum().item<double>() == 2.0 * kBig);  // every page of it read in
+  const auto before = resident_file_bytes();
+  REQUIRE(before >= 4 * kBig);
+  big = torch::Tensor();
+  CHECK(resident_file_bytes() <= before - 4 * kBig + (1 << 20));
+  // The neighbours keep what was written to them, on the pages they shared with it.
+  CHECK(torch::equal(a, torch::full({1001}, 11.0)));
+  CHECK(torch::equal(b, torch::full({1003}, 13.0)));
+}
+
 TEST_CASE("damaged safetensors files give an llm::Error naming the file and the key") {
   const std::string four_floats(16, '\0');
   const auto error_of = [](const std::string& bytes) {

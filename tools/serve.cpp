@@ -108,12 +108,12 @@ llm::TrainedModel load_model(const cxxopts::ParseResult& args, std::optional<Cla
   if (classes < 2) throw llm::cli::BadFlagValue(fmt::format("--num-classes must be at least 2, got {}", classes));
   const int64_t max_length = args.count("max-length") != 0 ? llm::cli::positive_flag(args, "max-length") : 120;
   const auto path = args["load-state-dict"].as<std::string>();
+  const llm::ConvertLinearsWhenBuilt converted(llm::weights_dtype_from_flags(args));  // as each layer is loaded
   llm::TrainedModel trained{llm::model_config_from_flags(args).make(), llm::BpeTokenizer::gpt2(), std::nullopt,
                             std::nullopt};
   llm::make_classifier(*trained.model, classes, "last-block");
   llm::load_state_dict(*trained.model, llm::load_tensors(path), path);
   trained.model->to(llm::cli::device(args));
-  llm::convert_linear_weights(*trained.model, llm::weights_dtype_from_flags(args));
   classifier = ClassifierSettings{max_length, llm::ClassToken::kLast};
   return trained;
 }

@@ -255,30 +255,23 @@ void check_model_source_flags(const cxxopts::ParseResult& args) {
 TrainedModel trained_model_from_flags(const cxxopts::ParseResult& args,
                                       const std::function<BpeTokenizer()>& default_tokenizer) {
   check_model_source_flags(args);
-  const auto weights_dtype = weights_dtype_from_flags(args);
-  TrainedModel trained = [&]() -> TrainedModel {
-    if (args.count("model-dir") != 0) {
-      const HfModelFolder folder(args["model-dir"].as<std::string>());
-      auto tokenizer = folder.tokenizer();  // the small file first: its errors come before the weights' read
-      auto model = folder.load_model();
-      model->to(cli::device(args));
-      return {model, std::move(tokenizer), folder.bos_id(), std::nullopt};
-    }
-    auto tokenizer = default_tokenizer();
-    if (args.count("checkpoint") == 0) {
-      // Random weights are converted as each layer draws them; loaded ones once loaded.
-      const ConvertLinearsWhenBuilt converted(args.count("load-state-dict") == 0 ? weights_dtype
-                                                                                 : WeightsDtype::kFloat32);
-      return {model_from_flags(args), std::move(tokenizer), std::nullopt, std::nullopt};
-    }
-    const auto path = args["checkpoint"].as<std::string>();
-    const auto checkpoint = load_checkpoint(path);
-    auto model = checkpoint_model(checkpoint, path);
+  // Every Linear is converted as it is drawn, and loaded weights as each is copied in: a
+  // bfloat16 or int8 model never holds its float32 weights all at once.
+  const ConvertLinearsWhenBuilt converted(weights_dtype_from_flags(args));
+  if (args.count("model-dir") != 0) {
+    const HfModelFolder folder(args["model-dir"].as<std::string>());
+    auto tokenizer = folder.tokenizer();  // the small file first: its errors come before the weights' read
+    auto model = folder.load_model();
     model->to(cli::device(args));
-    return {model, std::move(tokenizer), std::nullopt, checkpoint_train_config(checkpoint, path)};
-  }();
-  convert_linear_weights(*trained.model, weights_dtype);
-  return trained;
+    return {model, std::move(tokenizer), folder.bos_id(), std::nullopt};
+  }
+  auto tokenizer = default_tokenizer();
+  if (args.count("checkpoint") == 0) return {model_from_flags(args), std::move(tokenizer), std::nullopt, std::nullopt};
+  const auto path = args["checkpoint"].as<std::string>();
+  const auto checkpoint = load_checkpoint(path);
+  auto model = checkpoint_model(checkpoint, path);
+  model->to(cli::device(args));
+  return {model, std::move(tokenizer), std::nullopt, checkpoint_train_config(checkpoint, path)};
 }
 
 std::string model_source(const cxxopts::ParseResult& args) {

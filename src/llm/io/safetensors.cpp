@@ -179,9 +179,12 @@ NamedTensors load_safetensors(const std::filesystem::path& path) {
       tensors.emplace_back(entry.name, copy_of(entry, data));
       continue;
     }
-    tensors.emplace_back(entry.name, torch::from_blob(
-                                         start, entry.shape, [mapping](void*) {},
-                                         torch::TensorOptions().dtype(entry.dtype->type)));
+    // When the tensor goes, so do its pages: a model loaded tensor by tensor holds one
+    // tensor's bytes of the file at a time, not the whole file.
+    const auto offset = data_start + entry.begin, bytes = entry.end - entry.begin;
+    const auto release = [mapping, offset, bytes](void*) { mapping->release(offset, bytes); };
+    tensors.emplace_back(entry.name,
+                         torch::from_blob(start, entry.shape, release, torch::TensorOptions().dtype(entry.dtype->type)));
   }
   return tensors;
 }

@@ -22,6 +22,8 @@ NamedTensors merged_state_dict(const torch::nn::Module& module);
 /// Copies `tensors` into the module's parameters and buffers by name. Each key must
 /// name one of them and have its shape, and each of them must be given: otherwise
 /// an llm::Error names `source` and the first missing, unexpected or mis-shaped key.
-void load_state_dict(torch::nn::Module& module, const NamedTensors& tensors, const std::string& source);
+/// Each tensor is let go once copied: given with std::move, the file's pages
+/// (load_safetensors) or the tensor go while the load goes on.
+void load_state_dict(torch::nn::Module& module, NamedTensors tensors, const std::string& source);
 
 }  // namespace llm

@@ -162,8 +162,8 @@ torch::Tensor GPTModelImpl::attention_weights(const torch::Tensor& ids) {
 
 nlohmann::json GPTModelImpl::config_json() const { return to_json(config); }
 
-void GPTModelImpl::load_weights(const NamedTensors& file, const std::string& source) {
-  load_gpt_weights(*this, file, source);
+void GPTModelImpl::load_weights(NamedTensors file, const std::string& source) {
+  load_gpt_weights(*this, std::move(file), source);
 }
 
 NamedTensors GPTModelImpl::hf_weights() const { return to_hf_gpt2(*this); }

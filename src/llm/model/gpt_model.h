@@ -76,7 +76,7 @@ struct GPTModelImpl : LanguageModelImpl {
   nlohmann::json config_json() const override;
   /// The lesson's state dict (torch.save'd, lesson 5.4's model_and_optimizer.pth, or
   /// safetensors with its names) or Hugging Face's GPT-2 (load_gpt_weights).
-  void load_weights(const NamedTensors& file, const std::string& source) override;
+  void load_weights(NamedTensors file, const std::string& source) override;
   NamedTensors hf_weights() const override;
   nlohmann::json hf_config() const override;
 

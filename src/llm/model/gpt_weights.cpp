@@ -131,7 +131,7 @@ NamedTensors from_hf_gpt2(const NamedTensors& file, const GPTConfig& c, const st
   return out;
 }
 
-void load_gpt_weights(GPTModelImpl& model, const NamedTensors& file, const std::string& source) {
+void load_gpt_weights(GPTModelImpl& model, NamedTensors file, const std::string& source) {
   const auto& config = model.config;
   NamedTensors weights;
   std::string what = source;
@@ -140,7 +140,7 @@ void load_gpt_weights(GPTModelImpl& model, const NamedTensors& file, const std::
   } else {
     weights = with_prefix_removed(file, "model_state_dict/");  // lesson 5.4's wrapper
     if (weights.empty()) {
-      weights = file;
+      weights = std::move(file);
     } else {
       what += ": model_state_dict";
     }
@@ -149,7 +149,7 @@ void load_gpt_weights(GPTModelImpl& model, const NamedTensors& file, const std::
     if (!has_tensor(weights, name) && is_mask(name)) weights.emplace_back(name, buffer);  // rebuilt: the model's own mask
   }
   try {
-    load_state_dict(model, weights, what);
+    load_state_dict(model, std::move(weights), what);
   } catch (const Error& e) {
     throw Error(fmt::format("{}; {}", e.what(), describe(config)));
   }

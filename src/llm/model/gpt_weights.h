@@ -23,7 +23,7 @@ namespace llm {
 ///    "transformer." prefix; see from_hf_gpt2).
 /// Any floating-point dtype is converted to the model's. `source` names the file in
 /// errors, which also name the key and the model's config.
-void load_gpt_weights(GPTModelImpl& model, const NamedTensors& file, const std::string& source);
+void load_gpt_weights(GPTModelImpl& model, NamedTensors file, const std::string& source);
 
 /// Hugging Face's GPT-2 tensors in the lesson's names, for `config`: Conv1D weights,
 /// stored [in, out], transposed into Linear's [out, in]; c_attn's query|key|value

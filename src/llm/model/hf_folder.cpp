@@ -130,9 +130,9 @@ NamedTensors HfModelFolder::weights() const {
 }
 
 LanguageModel HfModelFolder::load_model() const {
-  const auto tensors = weights();  // before the model is drawn: a missing file is found at once
+  auto tensors = weights();  // before the model is drawn: a missing file is found at once
   auto model = config_.config.make();
-  model->load_weights(tensors, dir_.string());
+  model->load_weights(std::move(tensors), dir_.string());  // each tensor's pages go once it is loaded
   return model;
 }
 

@@ -75,8 +75,10 @@ struct LanguageModelImpl : torch::nn::Module {
   /// model_config_json adds the family, so that a checkpoint can rebuild the model.
   virtual nlohmann::json config_json() const = 0;
   /// Loads a weights file of this family's formats (the lesson's state dict names, or
-  /// Hugging Face's); `source` names it in errors, which also name the config.
-  virtual void load_weights(const NamedTensors& file, const std::string& source) = 0;
+  /// Hugging Face's); `source` names it in errors, which also name the config. Each
+  /// tensor is let go once copied in (load_state_dict): given with std::move, a file's
+  /// pages go as the load goes on.
+  virtual void load_weights(NamedTensors file, const std::string& source) = 0;
   /// The weights and config.json in Hugging Face's layout for this family; an
   /// llm::Error when the model has a shape that layout cannot hold.
   virtual NamedTensors hf_weights() const = 0;

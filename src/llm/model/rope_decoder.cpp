@@ -203,11 +203,11 @@ torch::Tensor RopeDecoderImpl::attention_weights(const torch::Tensor& ids) {
   return record_attention_weights(*this, attentions, ids);
 }
 
-void RopeDecoderImpl::load_weights(const NamedTensors& file, const std::string& source) {
+void RopeDecoderImpl::load_weights(NamedTensors file, const std::string& source) {
   std::unordered_map<std::string, const torch::Tensor*> hf;
   for (const auto& [name, tensor] : file) hf.emplace(name, &tensor);
   if (hf.count("model.embed_tokens.weight") == 0) {  // the course's names
-    load_state_dict(*this, file, source);
+    load_state_dict(*this, std::move(file), source);
     return;
   }
   NamedTensors renamed;
@@ -226,7 +226,9 @@ void RopeDecoderImpl::load_weights(const NamedTensors& file, const std::string& 
   for (const auto& [name, tensor] : file) {
     if (used.count(name) == 0) throw Error(fmt::format("{}: unexpected key '{}' for {}", source, name, spec_.name));
   }
-  load_state_dict(*this, renamed, source);
+  hf.clear();
+  file.clear();  // `renamed` holds the tensors now, and lets each go once loaded
+  load_state_dict(*this, std::move(renamed), source);
 }
 
 namespace {

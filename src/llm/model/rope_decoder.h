@@ -125,7 +125,7 @@ struct RopeDecoderImpl : LanguageModelImpl {
   /// The course's state dict names, or Hugging Face's (hf_tensor_name; without
   /// lm_head.weight the output head is the token embeddings', as with
   /// tie_word_embeddings), strictly: every tensor, each with its shape, and no other.
-  void load_weights(const NamedTensors& file, const std::string& source) override;
+  void load_weights(NamedTensors file, const std::string& source) override;
   /// Every tensor under Hugging Face's name (hf_tensor_name), without lm_head.weight
   /// when the output head equals the token embeddings (tie_word_embeddings).
   NamedTensors hf_weights() const override;

@@ -45,7 +45,7 @@ ConvertLinearsWhenBuilt::ConvertLinearsWhenBuilt(WeightsDtype dtype) : outer_(co
 ConvertLinearsWhenBuilt::~ConvertLinearsWhenBuilt() { converted_when_built = outer_; }
 
 LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias, torch::Dtype dtype)
-    : torch::nn::Module("Linear") {
+    : torch::nn::Module("Linear"), built_dtype_(dtype) {
   // nn.Linear's reset_parameters, draw for draw, on a tensor of the dtype (as
   // nn.Linear(..., dtype=) draws: bfloat16 draws are not float32 draws rounded).
   weight = register_parameter("weight", torch::empty({out_features, in_features}, dtype));
@@ -106,8 +106,19 @@ torch::Tensor LinearImpl::forward_matvec(const torch::Tensor& x) {
 
 torch::Tensor LinearImpl::weight_as(torch::ScalarType dtype) const {
   // Widened in place: one float32 copy of the weight at a time, not two.
-  if (weight.scalar_type() == torch::kChar) return weight.to(torch::kFloat).mul_(weight_scale.unsqueeze(1)).to(dtype);
+  if (weight.scalar_type() == torch::kChar) {
+    return weight.to(torch::kFloat).mul_(weight_scale.to(weight.device()).unsqueeze(1)).to(dtype);
+  }
   return weight.scalar_type() == dtype ? weight : weight.to(dtype);
+}
+
+void LinearImpl::load_weight(const torch::Tensor& w) {
+  torch::NoGradGuard no_grad;
+  if (weight.scalar_type() != torch::kChar) {
+    weight.copy_(w);
+    return;
+  }
+  quantize_int8(w.to(weight.device(), built_dtype_), weight, weight_scale);  // in place: no second copy
 }
 
 void LinearImpl::convert_weight(WeightsDtype dtype) {

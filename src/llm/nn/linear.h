@@ -60,10 +60,18 @@ struct LinearImpl : torch::nn::Module {
   /// The weight as a tensor of `dtype` (itself when it has that dtype), dequantized
   /// when it is int8.
   torch::Tensor weight_as(torch::ScalarType dtype) const;
+  /// Sets the weight to `w` (of its shape, any floating-point dtype) in the bytes it keeps:
+  /// copied into a float32 or bfloat16 weight; quantized when it is int8, from `w` in the
+  /// dtype the layer was built with, so that loading into a converted layer equals loading
+  /// and then converting.
+  void load_weight(const torch::Tensor& w);
 
   torch::Tensor weight, bias;  // [out, in], [out] or undefined
   torch::Tensor weight_scale;  // [out] float32 when the weight is int8, else undefined
   LoRA lora{nullptr};          // appendix E: registered as "lora" when added
+
+ private:
+  torch::Dtype built_dtype_;  // the weight's dtype when drawn
 };
 TORCH_MODULE(Linear);
 
@@ -79,9 +87,10 @@ int64_t add_lora(torch::nn::Module& module, int64_t rank, double alpha);
 int64_t convert_linear_weights(torch::nn::Module& module, WeightsDtype dtype);
 
 /// While one lives, every Linear built on this thread converts its weight (convert_
-/// weight) as soon as it has drawn it, so that a model built with random weights for
-/// decoding in bfloat16 or int8 never holds its float32 weights all at once: one
-/// layer's at most. The draws are the same, and so are the converted weights.
+/// weight) as soon as it has drawn it, so that a model built for decoding in bfloat16
+/// or int8 never holds its float32 weights all at once: one layer's at most. The draws
+/// are the same, and so are the converted weights; weights loaded afterwards
+/// (load_state_dict, load_weight) are converted as each is copied in.
 class ConvertLinearsWhenBuilt {
  public:
   explicit ConvertLinearsWhenBuilt(WeightsDtype dtype);

@@ -164,14 +164,23 @@ void matvec_int8(const int8_t* weight, const float* scale, const float* x, const
 }
 
 std::pair<torch::Tensor, torch::Tensor> quantize_int8(const torch::Tensor& weight) {
+  auto q = torch::empty(weight.sizes(), weight.options().dtype(torch::kChar));
+  auto scale = torch::empty({weight.dim() > 0 ? weight.size(0) : 0}, weight.options().dtype(torch::kFloat));
+  quantize_int8(weight, q, scale);
+  return {q, scale};
+}
+
+void quantize_int8(const torch::Tensor& weight, const torch::Tensor& q, const torch::Tensor& scale) {
   if (weight.dim() != 2 || !weight.is_floating_point()) {
     throw Error(fmt::format("quantize_int8: expected a floating-point weight [out, in], got {} of {} dimensions",
                             c10::toString(weight.scalar_type()), weight.dim()));
   }
-  torch::NoGradGuard no_grad;
   const int64_t out = weight.size(0);
-  auto q = torch::empty(weight.sizes(), weight.options().dtype(torch::kChar));
-  auto scale = torch::empty({out}, weight.options().dtype(torch::kFloat));
+  if (!q.sizes().equals(weight.sizes()) || q.scalar_type() != torch::kChar || !scale.sizes().equals({out}) ||
+      scale.scalar_type() != torch::kFloat) {
+    throw Error("quantize_int8: q must be int8 of the weight's shape, and scale float32 [out]");
+  }
+  torch::NoGradGuard no_grad;
   // A few rows at a time, so that the float32 temporaries stay small beside the model.
   constexpr int64_t kRows = 1024;
   for (int64_t begin = 0; begin < out; begin += kRows) {
@@ -182,7 +191,6 @@ std::pair<torch::Tensor, torch::Tensor> quantize_int8(const torch::Tensor& weigh
     q.slice(0, begin, end).copy_(torch::round(w / s.unsqueeze(1)).clamp_(-127, 127));
     scale.slice(0, begin, end).copy_(s);
   }
-  return {q, scale};
 }
 
 }  // namespace llm

@@ -42,5 +42,7 @@ void parallel_rows(int64_t out, int64_t grain, const std::function<void(int64_t,
 /// max_i |W[o, i]| / 127 (1 for a row of zeros) and q = round(W / scale), so that
 /// q * scale is within scale / 2 of W. Returns {q [out, in] int8, scale [out] float32}.
 std::pair<torch::Tensor, torch::Tensor> quantize_int8(const torch::Tensor& weight);
+/// The same into `q` and `scale`, which must have those shapes and dtypes: no new memory.
+void quantize_int8(const torch::Tensor& weight, const torch::Tensor& q, const torch::Tensor& scale);
 
 }  // namespace llm

@@ -287,6 +287,15 @@ MappedFile::~MappedFile() {
   if (data_ != nullptr) ::munmap(data_, size_);
 }
 
+void MappedFile::release(size_t offset, size_t bytes) const {
+  if (offset > size_ || bytes > size_ - offset) return;
+  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto start = reinterpret_cast<uintptr_t>(data_) + offset;
+  const uintptr_t first = (start + page - 1) / page * page, last = (start + bytes) / page * page;
+  // Advice only: where the kernel refuses it, the pages stay until the file is unmapped.
+  if (first < last) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 fs::path home_dir() {
   static const fs::path home = [] {
     const char* dir = std::getenv("LLM_HOME");

@@ -98,6 +98,11 @@ class MappedFile {
   /// Writable with Access::kCopyOnWrite only.
   char* data() const { return data_; }
   size_t size() const { return size_; }
+  /// Drops the whole pages inside [offset, offset + bytes) from this process's memory
+  /// (madvise MADV_DONTNEED): a later read sees the file's bytes again, and writes made
+  /// there are lost. For a range that nothing reads any more, such as a tensor that has
+  /// gone.
+  void release(size_t offset, size_t bytes) const;
 
  private:
   char* data_ = nullptr;

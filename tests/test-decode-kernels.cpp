@@ -203,6 +203,25 @@ TEST_CASE("a converted Linear: one row through the kernels equals the same row t
             torch::IntArrayRef({2, 5, 20}));  // a prefill widens the weight
     }
   }
+}
+
+TEST_CASE("a prefill through a converted Linear widens its weight a block of rows at a time: the product of the "
+          "whole weight widened") {
+  // 50,257 rows of 300 take four blocks of 13,981 rows, the last one short.
+  for (const auto dtype : {llm::WeightsDtype::kBFloat16, llm::WeightsDtype::kInt8}) {
+    INFO(llm::weights_dtype_name(dtype));
+    torch::manual_seed(4);
+    llm::Linear linear(300, 50257);
+    linear->convert_weight(dtype);
+    torch::NoGradGuard no_grad;
+    const auto x = torch::randn({2, 3, 300});
+    const auto y = linear->forward(x);
+    REQUIRE(y.sizes() == torch::IntArrayRef({2, 3, 50257}));
+    const auto wide = linear->weight_as(torch::kFloat);
+    const double magnitude = wide.abs().mm(x.reshape({-1, 300}).abs().t()).max().item<double>();
+    check_close(y, torch::linear(x, wide, linear->bias), "blocks", sum_tolerance(300, magnitude));
+    CHECK(torch::equal(linear->rows_as(13981, 5, torch::kFloat), wide.narrow(0, 13981, 5)));
+  }
   CHECK_THROWS_WITH(llm::parse_weights_dtype("fp8"), Catch::Contains("expected float32, bfloat16 or int8"));
 }
 

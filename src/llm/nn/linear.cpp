@@ -63,8 +63,24 @@ LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias
 }
 
 torch::Tensor LinearImpl::forward(const torch::Tensor& x) {
-  auto y = torch::linear(x, weight_as(x.scalar_type()), bias);
+  auto y = weight.scalar_type() == x.scalar_type() ? torch::linear(x, weight, bias) : forward_widened(x);
   return lora ? y + lora(x) : y;
+}
+
+torch::Tensor LinearImpl::forward_widened(const torch::Tensor& x) const {
+  const int64_t out = weight.size(0);
+  constexpr int64_t kBlockElements = int64_t{1} << 22;  // 16 MB of float32 at a time
+  const int64_t rows = std::max<int64_t>(1, kBlockElements / std::max<int64_t>(1, weight.size(1)));
+  if (rows >= out) return torch::linear(x, weight_as(x.scalar_type()), bias);
+  auto sizes = x.sizes().vec();
+  sizes.back() = out;
+  auto y = torch::empty(sizes, x.options());
+  for (int64_t begin = 0; begin < out; begin += rows) {
+    const int64_t n = std::min(rows, out - begin);
+    const auto b = bias.defined() ? bias.narrow(0, begin, n) : torch::Tensor();
+    y.narrow(-1, begin, n).copy_(torch::linear(x, rows_as(begin, n, x.scalar_type()), b));
+  }
+  return y;
 }
 
 namespace {
@@ -104,12 +120,15 @@ torch::Tensor LinearImpl::forward_matvec(const torch::Tensor& x) {
   return lora ? y + lora(x) : y;
 }
 
-torch::Tensor LinearImpl::weight_as(torch::ScalarType dtype) const {
-  // Widened in place: one float32 copy of the weight at a time, not two.
+torch::Tensor LinearImpl::weight_as(torch::ScalarType dtype) const { return rows_as(0, weight.size(0), dtype); }
+
+torch::Tensor LinearImpl::rows_as(int64_t begin, int64_t n, torch::ScalarType dtype) const {
+  const auto rows = weight.narrow(0, begin, n);
+  // Widened in place: one float32 copy of the rows at a time, not two.
   if (weight.scalar_type() == torch::kChar) {
-    return weight.to(torch::kFloat).mul_(weight_scale.to(weight.device()).unsqueeze(1)).to(dtype);
+    return rows.to(torch::kFloat).mul_(weight_scale.narrow(0, begin, n).to(weight.device()).unsqueeze(1)).to(dtype);
   }
-  return weight.scalar_type() == dtype ? weight : weight.to(dtype);
+  return weight.scalar_type() == dtype ? rows : rows.to(dtype);
 }
 
 void LinearImpl::load_weight(const torch::Tensor& w) {

@@ -52,7 +52,8 @@ struct LinearImpl : torch::nn::Module {
   /// Keeps the weight in fewer bytes for decoding (--weights-dtype): bfloat16, or int8
   /// with a float32 scale per output row (weight_scale, quantize_int8). forward_matvec
   /// then reads it through the decode kernels, and forward widens it to its input's
-  /// dtype first (a prompt's prefill, the explorer). kFloat32 changes nothing (a
+  /// dtype first, a block of rows at a time (a prompt's prefill, the explorer). kFloat32
+  /// changes nothing (a
   /// bfloat16 model keeps its bfloat16 weights); a weight already in the asked dtype
   /// stays as it is. Either of the two makes the weight stop requiring grad: a
   /// converted Linear is for inference.
@@ -60,6 +61,8 @@ struct LinearImpl : torch::nn::Module {
   /// The weight as a tensor of `dtype` (itself when it has that dtype), dequantized
   /// when it is int8.
   torch::Tensor weight_as(torch::ScalarType dtype) const;
+  /// Rows [begin, begin + n) of weight_as(dtype).
+  torch::Tensor rows_as(int64_t begin, int64_t n, torch::ScalarType dtype) const;
   /// Sets the weight to `w` (of its shape, any floating-point dtype) in the bytes it keeps:
   /// copied into a float32 or bfloat16 weight; quantized when it is int8, from `w` in the
   /// dtype the layer was built with, so that loading into a converted layer equals loading
@@ -71,6 +74,11 @@ struct LinearImpl : torch::nn::Module {
   LoRA lora{nullptr};          // appendix E: registered as "lora" when added
 
  private:
+  /// forward for a weight kept in another dtype than x's (a converted one): widened a
+  /// block of rows at a time, so that a prefill never holds the whole weight widened
+  /// (the output head's 1 GB in float32, for Llama 3.2 1B).
+  torch::Tensor forward_widened(const torch::Tensor& x) const;
+
   torch::Dtype built_dtype_;  // the weight's dtype when drawn
 };
 TORCH_MODULE(Linear);

@@ -31,7 +31,8 @@ NamedTensors read_safetensors(std::string_view bytes, const std::string& source)
 /// The same from a file, memory-mapped: aligned tensors are views of the mapping
 /// (copy-on-write, kept alive by the tensors), others are copied. A view's pages leave
 /// the process's memory when the view goes, so that a reader that lets each tensor go
-/// once used (load_state_dict given its tensors to keep) never holds the whole file.
+/// once used (load_state_dict, with the tensors moved into it) never holds the whole
+/// file.
 NamedTensors load_safetensors(const std::filesystem::path& path);
 
 /// The file's bytes for `tensors` (contiguous CPU copies of them, in this order),

@@ -268,10 +268,11 @@ TrainedModel trained_model_from_flags(const cxxopts::ParseResult& args,
   auto tokenizer = default_tokenizer();
   if (args.count("checkpoint") == 0) return {model_from_flags(args), std::move(tokenizer), std::nullopt, std::nullopt};
   const auto path = args["checkpoint"].as<std::string>();
-  const auto checkpoint = load_checkpoint(path);
-  auto model = checkpoint_model(checkpoint, path);
+  auto checkpoint = load_checkpoint(path);
+  auto train_config = checkpoint_train_config(checkpoint, path);
+  auto model = checkpoint_model(std::move(checkpoint), path);
   model->to(cli::device(args));
-  return {model, std::move(tokenizer), std::nullopt, checkpoint_train_config(checkpoint, path)};
+  return {model, std::move(tokenizer), std::nullopt, std::move(train_config)};
 }
 
 std::string model_source(const cxxopts::ParseResult& args) {

@@ -155,7 +155,7 @@ std::string percent(double share) { return fmt::format("{:.2f}%", share * 100); 
 
 void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& step) {
   const auto progress_mode = cli::progress_flag(args);
-  const auto run = training_run_from_flags(args, step.untrained_config);  // every flag checked before the data loads
+  auto run = training_run_from_flags(args, step.untrained_config);  // every flag checked before the data loads
   require_task(run, *step.task);
   if (step.check) step.check(run);
   const auto tokenizer = run_tokenizer(run);
@@ -167,6 +167,10 @@ void run_training_step(const cxxopts::ParseResult& args, const TrainingStep& ste
                starts_with_optimizer_state(run, *step.task) ? "its weights and AdamW state"
                                                             : "its weights; AdamW starts fresh");
   }
+  // The trainer has copied in what it takes from the files: their tensors, and the
+  // pages they view, go now rather than at the end of the run.
+  run.checkpoint.clear();
+  run.initial_weights.clear();
   if (step.print_run) step.print_run(*trainer, run);
   NamedTensors before;  // a new run's lesson lines before training
   if (step.before_training && trainer->progress().step == 0) before = step.before_training(*trainer);

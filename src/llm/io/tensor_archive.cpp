@@ -26,7 +26,7 @@ NamedTensors load_tensors(const std::filesystem::path& path) {
   if (looks_like_safetensors(read_file_start(path, 9))) return load_safetensors(path);
   // torch::pickle_load cannot read torch.save(model.state_dict()) (an OrderedDict),
   // so the archive is read by the project's own reader of that format.
-  return read_torch_archive(read_file(path), path.string());
+  return load_torch_archive(path);
 }
 
 bool has_tensor(const NamedTensors& tensors, std::string_view name) {

@@ -1,6 +1,5 @@
 #include "llm/io/torch_pickle.h"
 
-#include <caffe2/serialize/inline_container.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +10,7 @@
 
 #include "llm/io/zip.h"
 #include "llm/util/error.h"
+#include "llm/util/files.h"
 
 namespace llm {
 namespace {
@@ -52,9 +52,76 @@ void release(std::vector<Ref> values) {
 // checkpoint or an optimizer's state dict four.
 constexpr int kMaxDepth = 32;
 
+// The records of a torch.save archive: zip entries in one top folder ("archive/data.pkl",
+// "archive/data/0", ...), as LibTorch's writer lays them out. Opening it checks every
+// entry against the CRC-32 the writer stored for it (LibTorch's reader skips this, so a
+// flipped byte inside a tensor would load as a silently different number). Its entries
+// are stored, never deflated.
+//
+// Read from a mapped file, each storage is a view of the file's bytes: the file is
+// never held whole, and a storage's pages go when its last tensor does, as
+// load_safetensors' do. Read from bytes, each storage is a copy.
+class ArchiveRecords {
+ public:
+  ArchiveRecords(std::string_view bytes, std::shared_ptr<const MappedFile> mapping, const std::string& source)
+      : zip_(bytes, fmt::format("archive '{}'", source)), bytes_(bytes), mapping_(std::move(mapping)), source_(source) {
+    if (zip_.entries().empty()) fail("it holds no entries");
+    const auto& first = zip_.entries().front().name;
+    const auto slash = first.find('/');
+    if (slash == std::string::npos || slash == 0) fail("its first entry is not in a folder");
+    folder_ = first.substr(0, slash + 1);
+    for (const auto& entry : zip_.entries()) {
+      if (entry.method != 0) {
+        throw Error(fmt::format("archive '{}': damaged (entry '{}' is compressed)", source, entry.name));
+      }
+      // Read once for the check: a mapped file's pages go again, piece by piece, until
+      // a tensor needs them.
+      zip_.verify(entry, [&](uint64_t offset, uint64_t n) {
+        if (mapping_) mapping_->release(offset, n);
+      });
+      if (mapping_) mapping_->release(entry.data_offset, entry.size);  // and the pages across pieces
+    }
+  }
+
+  const ZipReader::Entry* find(const std::string& record) const { return zip_.find(folder_ + record); }
+
+  std::string pickle() const {
+    const auto* entry = find("data.pkl");
+    if (entry == nullptr) fail("no data.pkl");
+    return zip_.read(*entry);
+  }
+
+  // The storage in `entry`, of `numel` elements of `type`; the caller has checked
+  // that the entry holds that many.
+  torch::Tensor storage(const ZipReader::Entry& entry, torch::ScalarType type, int64_t numel) const {
+    const auto options = torch::TensorOptions(type);
+    const auto element = static_cast<uintptr_t>(c10::elementSize(type));
+    if (mapping_ && numel > 0 && reinterpret_cast<uintptr_t>(mapping_->data() + entry.data_offset) % element == 0) {
+      const auto give_back = [mapping = mapping_, offset = entry.data_offset, bytes = entry.size](void*) {
+        mapping->release(offset, bytes);
+      };
+      return torch::from_blob(mapping_->data() + entry.data_offset, {numel}, give_back, options);
+    }
+    auto copy = torch::empty({numel}, options);
+    if (numel > 0) std::memcpy(copy.data_ptr(), bytes_.data() + entry.data_offset, copy.nbytes());
+    return copy;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(fmt::format("archive '{}': not a torch.save archive ({})", source_, what));
+  }
+
+  ZipReader zip_;
+  std::string_view bytes_;
+  std::shared_ptr<const MappedFile> mapping_;  // the file `bytes_` views, when it is mapped
+  const std::string& source_;
+  std::string folder_;  // "archive/"
+};
+
 class Unpickler {
  public:
-  Unpickler(const std::string& source, caffe2::serialize::PyTorchStreamReader& zip) : source_(source), zip_(zip) {}
+  Unpickler(const std::string& source, const ArchiveRecords& records) : source_(source), records_(records) {}
   Unpickler(const Unpickler&) = delete;
   Unpickler& operator=(const Unpickler&) = delete;
   ~Unpickler() {
@@ -297,12 +364,13 @@ class Unpickler {
     // however many views name it.
     auto& storage = storages_[key];
     if (!storage.defined()) {
-      if (!zip_.hasRecord(record)) fail(fmt::format("storage '{}' is missing", record));
-      auto [data, size] = zip_.getRecord(record);
+      const auto* entry = records_.find(record);
+      if (entry == nullptr) fail(fmt::format("storage '{}' is missing", record));
       const auto element = static_cast<int64_t>(c10::elementSize(it->second));
-      if (numel < 0 || numel > static_cast<int64_t>(size) / element) fail(fmt::format("storage '{}' is short", record));
-      auto owner = std::make_shared<at::DataPtr>(std::move(data));  // the tensor keeps the record's bytes alive
-      storage = torch::from_blob(owner->get(), {numel}, [owner](void*) {}, torch::TensorOptions(it->second));
+      if (numel < 0 || static_cast<uint64_t>(numel) > entry->size / static_cast<uint64_t>(element)) {
+        fail(fmt::format("storage '{}' is short", record));
+      }
+      storage = records_.storage(*entry, it->second, numel);
     } else if (storage.scalar_type() != it->second || storage.numel() != numel) {
       fail(fmt::format("storage '{}' is named with two types or sizes", record));
     }
@@ -346,42 +414,13 @@ class Unpickler {
   }
 
   const std::string& source_;
-  caffe2::serialize::PyTorchStreamReader& zip_;
+  const ArchiveRecords& records_;
   const char* data_ = nullptr;
   size_t size_ = 0, pos_ = 0;
   std::vector<Ref> stack_;
   std::map<std::string, torch::Tensor> storages_;  // by key: each record read once
   Ref root_;  // what STOP returned
   std::map<uint32_t, Ref> memo_;
-};
-
-// Checks every zip entry against the CRC-32 the writer stored for it. LibTorch's
-// reader skips this check, so without it a flipped byte inside a tensor would load
-// as a silently different number. Its entries are stored, never deflated.
-void check_zip_checksums(const std::string& bytes, const std::string& source) {
-  const ZipReader zip(bytes, fmt::format("archive '{}'", source));
-  for (const auto& entry : zip.entries()) {
-    if (entry.method != 0) throw Error(fmt::format("archive '{}': damaged (entry '{}' is compressed)", source, entry.name));
-    zip.verify(entry);
-  }
-}
-
-// The file's bytes for LibTorch's zip reader. caffe2's MemoryReadAdapter copies
-// whatever is asked for, even from outside the buffer when a damaged directory points
-// there; this one copies only what the file has, and the reader then reports it.
-class BytesReadAdapter final : public caffe2::serialize::ReadAdapterInterface {
- public:
-  explicit BytesReadAdapter(const std::string& bytes) : bytes_(bytes) {}
-  size_t size() const override { return bytes_.size(); }
-  size_t read(uint64_t pos, void* buf, size_t n, const char* what = "") const override {
-    if (pos >= bytes_.size()) return 0;
-    n = static_cast<size_t>(std::min<uint64_t>(n, bytes_.size() - pos));
-    std::memcpy(buf, bytes_.data() + pos, n);
-    return n;
-  }
-
- private:
-  const std::string& bytes_;
 };
 
 // The entries of a dict, list or tuple under `prefix`, depth first: a nested dict's
@@ -424,33 +463,38 @@ void flatten(const Value& container, const std::string& prefix, int depth, const
   }
 }
 
-}  // namespace
-
-NamedTensors read_torch_archive(const std::string& bytes, const std::string& source) {
-  std::unique_ptr<caffe2::serialize::PyTorchStreamReader> zip;
+NamedTensors read_archive(std::string_view bytes, std::shared_ptr<const MappedFile> mapping,
+                          const std::string& source) {
   // A torch.save archive is a zip file that starts with its first entry's header.
   if (bytes.rfind("PK\x03\x04", 0) != 0) {
     throw Error(fmt::format("archive '{}': not a torch.save archive (not a zip file)", source));
   }
-  check_zip_checksums(bytes, source);
-  try {
-    zip = std::make_unique<caffe2::serialize::PyTorchStreamReader>(std::make_shared<BytesReadAdapter>(bytes));
-  } catch (const c10::Error& e) {
-    throw Error(fmt::format("archive '{}': not a torch.save archive (not a zip file of the expected layout)", source));
-  }
-  if (!zip->hasRecord("data.pkl")) throw Error(fmt::format("archive '{}': not a torch.save archive (no data.pkl)", source));
+  const ArchiveRecords records(bytes, std::move(mapping), source);
+  const std::string pickle = records.pickle();
   NamedTensors tensors;
   try {
-    auto [pickle, size] = zip->getRecord("data.pkl");
-    Unpickler unpickler(source, *zip);  // frees what it built when it goes, however deep
-    const Ref root = unpickler.load(static_cast<const char*>(pickle.get()), size);
+    Unpickler unpickler(source, records);  // frees what it built when it goes, however deep
+    const Ref root = unpickler.load(pickle.data(), pickle.size());
     if (root->kind != Value::Kind::Dict) throw Error(fmt::format("archive '{}': expected a dict of tensors", source));
     flatten(*root, "", 0, source, tensors);
-  } catch (const c10::Error& e) {  // a damaged zip entry
+  } catch (const c10::Error& e) {  // a tensor LibTorch refuses to build
     const std::string what = e.what_without_backtrace();
     throw Error(fmt::format("archive '{}': damaged ({})", source, what.substr(0, what.find('\n'))));
   }
   return tensors;
+}
+
+}  // namespace
+
+NamedTensors read_torch_archive(std::string_view bytes, const std::string& source) {
+  return read_archive(bytes, nullptr, source);
+}
+
+NamedTensors load_torch_archive(const std::filesystem::path& path) {
+  // Copy-on-write: a loaded tensor may be written in place without touching the file.
+  auto mapping = std::make_shared<const MappedFile>(path, MappedFile::Access::kCopyOnWrite);
+  const auto bytes = mapping->bytes();
+  return read_archive(bytes, std::move(mapping), path.string());
 }
 
 }  // namespace llm

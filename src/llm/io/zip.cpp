@@ -124,7 +124,9 @@ void ZipReader::extract(const Entry& entry, Sink&& sink) const {
   };
   if (entry.method == 0) {
     if (entry.compressed_size != entry.size) throw damaged("is stored, with two different sizes");
-    emit(in, entry.size);
+    for (uint64_t done = 0; done < entry.size; done += kPieceBytes) {
+      emit(in + done, std::min(kPieceBytes, entry.size - done));
+    }
   } else if (entry.method == 8) {
     z_stream stream{};
     if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) throw Error("zlib: inflateInit2 failed");
@@ -168,8 +170,11 @@ std::string ZipReader::read(const Entry& entry) const {
   return out;
 }
 
-void ZipReader::verify(const Entry& entry) const {
-  extract(entry, [](const char*, uint64_t) {});
+void ZipReader::verify(const Entry& entry, const std::function<void(uint64_t offset, uint64_t n)>& on_piece) const {
+  extract(entry, [&](const char* data, uint64_t n) {
+    // Deflated pieces are inflated into a buffer of the reader's own, not the bytes.
+    if (on_piece && entry.method == 0) on_piece(static_cast<uint64_t>(data - bytes_.data()), n);
+  });
 }
 
 }  // namespace llm

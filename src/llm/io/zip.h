@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,8 +34,12 @@ class ZipReader {
 
   /// The entry's contents, inflated when deflated, checked against its CRC-32 and size.
   std::string read(const Entry& entry) const;
-  /// The same checks without keeping the contents.
-  void verify(const Entry& entry) const;
+  /// The same checks without keeping the contents. A stored entry is read in pieces of
+  /// at most kPieceBytes, each handed to `on_piece` once read (its place in the bytes
+  /// and its length), so that a mapped file's pages can go as the check moves on.
+  void verify(const Entry& entry, const std::function<void(uint64_t offset, uint64_t n)>& on_piece = {}) const;
+
+  static constexpr uint64_t kPieceBytes = 16 << 20;
 
  private:
   template <typename Sink>

@@ -30,11 +30,13 @@ bool starts_with_optimizer_state(const TrainingRun& run, const Task& task) {
   return task.continues_optimizer() && !with_prefix_removed(run.initial_weights, "optimizer_state_dict/").empty();
 }
 
-LanguageModel checkpoint_model(const NamedTensors& checkpoint, const std::string& source) {
+LanguageModel checkpoint_model(NamedTensors checkpoint, const std::string& source) {
   auto model = checkpoint_model_config(checkpoint, source).make();
   const auto run = checkpoint_train_config(checkpoint, source);
   make_task(run.task)->shape_model(*model, run);
-  load_state_dict(*model, checkpoint_weights(checkpoint), fmt::format("checkpoint '{}': model", source));
+  auto weights = checkpoint_weights(checkpoint);
+  checkpoint.clear();  // `weights` holds the model's tensors now; the optimizer's go
+  load_state_dict(*model, std::move(weights), fmt::format("checkpoint '{}': model", source));
   return model;
 }
 

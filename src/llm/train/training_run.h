@@ -50,7 +50,8 @@ bool starts_with_optimizer_state(const TrainingRun& run, const Task& task);
 
 /// The model a training checkpoint holds, with its weights: the model of its config
 /// (any family), given the shape its task gave it (a classifier's head, a LoRA, frozen
-/// as in training). `source` names it in errors.
-LanguageModel checkpoint_model(const NamedTensors& checkpoint, const std::string& source);
+/// as in training). `source` names it in errors. The checkpoint is taken whole, so that
+/// each tensor goes once loaded: read what else it holds first.
+LanguageModel checkpoint_model(NamedTensors checkpoint, const std::string& source);
 
 }  // namespace llm
